@@ -1,0 +1,69 @@
+/* calibrate.c: measures what one empty scope costs, so users (and the overhead chip)
+ * can account for it.
+ *
+ * The measurement runs the real public path (vor_scope_begin + vor_scope_end through the
+ * calling thread's own buffer) in batches, and rewinds the buffer's head after each
+ * batch so the calibration scopes never reach a frame. The rewind is safe because it
+ * holds the frame lock: the only other reader of `head`, the frame assembly, is locked
+ * out, and only this thread writes it. The figure is the median of several batches,
+ * which keeps one preempted batch from skewing it.
+ */
+#include <stdlib.h>
+
+#include "clock.h"
+#include "vor_internal.h"
+
+#define BATCH_SCOPES 1000
+#define BATCHES 21
+
+static vor_site calibration_site = {"vor calibration", "vor_calibrate", __FILE__, __LINE__, 0};
+static double empty_span_ns_measured = -1; /* under vor_frame_lock */
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Runs the batches; the frame lock is held by the caller. */
+static double measure_locked(void) {
+    vor_thread *t = vor_tls_thread;
+    if (t == NULL) t = vor_thread_attach();
+    if (t == NULL) return 0;
+    uint64_t head = t->head;
+    uint32_t depth = t->depth;
+    uint64_t dropped_full = t->dropped_full;
+    double per_batch[BATCHES];
+    for (int b = 0; b < BATCHES; b++) {
+        uint64_t t0 = vor_clock_ns();
+        for (int i = 0; i < BATCH_SCOPES; i++) {
+            if (vor_scope_begin(&calibration_site)) vor_scope_end();
+        }
+        uint64_t t1 = vor_clock_ns();
+        per_batch[b] = (double)(t1 - t0) / BATCH_SCOPES;
+        vor_atomic_store_release(&t->head, head); /* forget the batch */
+        t->depth = depth;
+        vor_atomic_store_relaxed(&t->dropped_full, dropped_full);
+    }
+    qsort(per_batch, BATCHES, sizeof per_batch[0], compare_double);
+    return per_batch[BATCHES / 2];
+}
+
+double vor_calibrate(void) {
+    vor_clock_init();
+    vor_mutex_lock(&vor_frame_lock);
+    double v = measure_locked();
+    empty_span_ns_measured = v;
+    vor_mutex_unlock(&vor_frame_lock);
+    return v;
+}
+
+double vor_empty_span_ns_locked(void) {
+    return empty_span_ns_measured > 0 ? empty_span_ns_measured : 0;
+}
+
+double vor_empty_span_ns(void) {
+    vor_mutex_lock(&vor_frame_lock);
+    double v = empty_span_ns_measured;
+    vor_mutex_unlock(&vor_frame_lock);
+    return v >= 0 ? v : vor_calibrate();
+}

@@ -1,0 +1,130 @@
+/* clock.c: chooses the tick source, reads the OS monotonic clock, takes anchors and
+ * builds tick-to-ns maps (see clock.h for why ticks are converted off the hot path).
+ *
+ * The time-stamp counter is used only when it is invariant (constant rate, not stopped
+ * in sleep states): the CPU says so through CPUID, or the Linux kernel itself chose it as
+ * its clocksource (virtual machines often hide the CPUID bit while the kernel has verified
+ * the counter). Otherwise ticks are CLOCK_MONOTONIC nanoseconds and the maps are identity.
+ */
+#include "clock.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "vor_internal.h"
+#include "vor_testing.h"
+
+#if defined(VOR_PLATFORM_WASM)
+#include <emscripten.h>
+#endif
+
+#if defined(VOR_ARCH_X86) && !defined(VOR_PLATFORM_WASM)
+#include <cpuid.h>
+#endif
+
+int vor_clock_source_now = VOR_CLOCK_SOURCE_MONOTONIC;
+
+static uint64_t (*fake_clock_fn)(void *);
+static void *fake_clock_user;
+static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
+
+uint64_t vor_clock_ns(void) {
+    if (VOR_UNLIKELY(vor_clock_source_now == VOR_CLOCK_SOURCE_FAKE)) return fake_clock_fn(fake_clock_user);
+#if defined(VOR_PLATFORM_WASM)
+    /* performance.now() in ms as a double; microsecond-ish resolution in browsers. */
+    return (uint64_t)(emscripten_get_now() * 1e6);
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+uint64_t vor_clock_ticks_slow(void) {
+    return vor_clock_ns();
+}
+
+#if defined(VOR_ARCH_X86) && !defined(VOR_PLATFORM_WASM)
+static int tsc_is_invariant(void) {
+    unsigned a, b, c, d;
+    if (__get_cpuid(0x80000007u, &a, &b, &c, &d) && (d & (1u << 8))) return 1;
+#if defined(VOR_PLATFORM_LINUX)
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (f) {
+        char name[32] = {0};
+        int ok = fgets(name, sizeof name, f) != NULL && strncmp(name, "tsc", 3) == 0;
+        fclose(f);
+        if (ok) return 1;
+    }
+#endif
+    return 0;
+}
+#endif
+
+static void choose_source(void) {
+    if (vor_clock_source_now == VOR_CLOCK_SOURCE_FAKE) return;
+#if defined(VOR_ARCH_X86) && !defined(VOR_PLATFORM_WASM)
+    if (tsc_is_invariant()) {
+        vor_atomic_store_relaxed(&vor_clock_source_now, (int)VOR_CLOCK_SOURCE_TSC);
+        return;
+    }
+    vor_log(VOR_LOG_CLOCK_FALLBACK, "rdtsc is not invariant on this CPU");
+#elif defined(VOR_ARCH_ARM64) && !defined(VOR_PLATFORM_WASM)
+    vor_atomic_store_relaxed(&vor_clock_source_now, (int)VOR_CLOCK_SOURCE_TSC);
+    return;
+#endif
+    vor_atomic_store_relaxed(&vor_clock_source_now, (int)VOR_CLOCK_SOURCE_MONOTONIC);
+}
+
+void vor_clock_init(void) {
+    pthread_once(&clock_once, choose_source);
+}
+
+vor_clock_anchor vor_clock_anchor_now(void) {
+    vor_clock_anchor a;
+    if (vor_clock_source_now != VOR_CLOCK_SOURCE_TSC) {
+        a.ns = vor_clock_ns();
+        a.tick = a.ns;
+        return a;
+    }
+    /* Bracket the OS clock read with two counter reads and take the midpoint. */
+    uint64_t t0 = vor_clock_ticks();
+    a.ns = vor_clock_ns();
+    uint64_t t1 = vor_clock_ticks();
+    a.tick = t0 + (t1 - t0) / 2;
+    return a;
+}
+
+vor_clock_map vor_clock_map_between(vor_clock_anchor from, vor_clock_anchor to, double fallback_ns_per_tick) {
+    vor_clock_map m;
+    m.base_tick = from.tick;
+    m.base_ns = (int64_t)from.ns;
+    if (vor_clock_source_now != VOR_CLOCK_SOURCE_TSC) {
+        m.ns_per_tick = 1.0;
+    } else if (to.tick > from.tick + 10000 && to.ns > from.ns) {
+        m.ns_per_tick = (double)(to.ns - from.ns) / (double)(to.tick - from.tick);
+    } else {
+        /* Too short an interval to measure the rate precisely: use the session's. */
+        m.ns_per_tick = fallback_ns_per_tick > 0 ? fallback_ns_per_tick : 1.0;
+    }
+    return m;
+}
+
+void vor_testing_set_clock(uint64_t (*now_ns)(void *user), void *user) {
+    vor_clock_init();
+    if (now_ns) {
+        fake_clock_fn = now_ns;
+        fake_clock_user = user;
+        vor_atomic_store_relaxed(&vor_clock_source_now, (int)VOR_CLOCK_SOURCE_FAKE);
+    } else {
+        fake_clock_fn = NULL;
+        vor_atomic_store_relaxed(&vor_clock_source_now, (int)VOR_CLOCK_SOURCE_MONOTONIC);
+        /* Re-run the choice for the real clock. */
+        choose_source();
+    }
+}
+
+uint64_t vor_now_ns(void) {
+    return vor_clock_ns();
+}

@@ -1,0 +1,247 @@
+/* frame.c: vor_frame_mark() and the assembly of one frame record.
+ *
+ * Closing frame i, under the frame lock:
+ *   1. take a (tick, ns) clock anchor; the previous one opened the frame, so the frame
+ *      is [previous anchor, this anchor) in exact monotonic ns and ticks inside it map
+ *      by interpolation between the two (clock.h);
+ *   2. drain every thread's ring: each event becomes a vor_scope_record (site id, depth,
+ *      start and duration in ns since the session epoch), grouped by thread in end order;
+ *      rings whose threads exited are freed after their last events;
+ *   3. sample the system columns, snapshot the user metrics, take the I/O totals;
+ *   4. hand the record to every consumer, add the frame time to the statistics.
+ * The record's arrays are reused from frame to frame: scopes grow up to
+ * max_frame_scopes and no further; beyond, scopes are dropped and counted.
+ *
+ * Overhead attributed to a frame: the cost of the vor_frame_mark() that opened it (its
+ * own measured time, consumers included) plus its scope count times the calibrated cost
+ * of an empty scope. The panel shows it as the profiler's per-frame cost.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "vor_internal.h"
+
+typedef struct frame_assembly {
+    vor_clock_anchor opened;       /* anchor at the start of the current frame */
+    double session_ns_per_tick;    /* long-run tick rate (fallback for short frames) */
+    uint64_t index;                /* index of the current frame */
+    uint64_t discard_before_tick;  /* events that began before this are from a pause */
+    int64_t last_mark_cost_ns;     /* cost of the vor_frame_mark that opened this frame */
+    double empty_span_ns;
+    vor_scope_record *scopes;
+    uint32_t scopes_capacity;
+    vor_thread_record threads[VOR_MAX_MAX_THREADS];
+    uint32_t thread_first[VOR_MAX_MAX_THREADS];
+    vor_user_value user[VOR_MAX_USER_COLUMNS];
+    uint32_t n_system;
+    uintptr_t owner;               /* atomic: the frame thread's marker, 0 = none yet */
+    /* Session totals for vor_get_counters. */
+    uint64_t frames, scopes_recorded, scopes_dropped, open_at_exit;
+} frame_assembly;
+
+static frame_assembly fa;
+static VOR_TLS char frame_thread_marker;
+
+/* Makes room for one more scope record; 0 when the cap is reached or memory is short. */
+static int reserve_scope(uint32_t n) {
+    if (n < fa.scopes_capacity) return 1;
+    uint32_t cap = vor_settings_now.max_frame_scopes;
+    if (fa.scopes_capacity >= cap) return 0;
+    uint32_t grown = fa.scopes_capacity ? fa.scopes_capacity * 2 : 4096;
+    if (grown > cap) grown = cap;
+    vor_scope_record *p = realloc(fa.scopes, (size_t)grown * sizeof *p);
+    if (p == NULL) {
+        vor_log(VOR_LOG_OUT_OF_MEMORY, "frame record of %u scopes", grown);
+        return 0;
+    }
+    fa.scopes = p;
+    fa.scopes_capacity = grown;
+    return 1;
+}
+
+int vor_frames_begin_session(void) {
+    memset(&fa, 0, sizeof fa);
+    fa.opened.tick = vor_session_now.epoch_tick;
+    fa.opened.ns = vor_session_now.epoch_ns;
+    fa.discard_before_tick = vor_session_now.epoch_tick;
+    fa.session_ns_per_tick = 0;
+    fa.n_system = vor_columns_begin_session();
+    fa.empty_span_ns = vor_empty_span_ns_locked();
+    return 1;
+}
+
+void vor_frames_end_session(void) {
+    /* Threads that exited since the last frame: their buffers are not needed any more. */
+    uint32_t slots = vor_thread_slot_count();
+    for (uint32_t s = 0; s < slots; s++) {
+        vor_thread *t = vor_thread_slot(s);
+        if (t && vor_atomic_load_acquire(&t->exited)) vor_thread_release(t);
+    }
+    free(fa.scopes);
+    fa.scopes = NULL;
+    fa.scopes_capacity = 0;
+    vor_atomic_store_relaxed(&fa.owner, (uintptr_t)0);
+}
+
+void vor_frames_restart(void) {
+    vor_clock_anchor now = vor_clock_anchor_now();
+    fa.opened = now;
+    fa.discard_before_tick = now.tick;
+    fa.last_mark_cost_ns = 0;
+    vor_system_begin_session();
+    uint64_t ns, bytes;
+    vor_io_drain(&ns, &bytes);
+}
+
+/* Drains one thread's ring into the record; returns the number of scopes it added. */
+static uint32_t drain_thread(vor_thread *t, const vor_clock_map *map, uint32_t n_scopes, uint64_t *dropped) {
+    int exited = vor_atomic_load_acquire(&t->exited);
+    uint64_t head = vor_atomic_load_acquire(&t->head);
+    uint64_t tail = t->tail;
+    uint32_t first = n_scopes;
+    int64_t epoch = (int64_t)vor_session_now.epoch_ns;
+    uint64_t discard_before = fa.discard_before_tick;
+
+    for (; tail != head; tail++) {
+        const vor_event *e = &t->events[tail & t->mask];
+        if ((int64_t)(e->start - discard_before) < 0) continue; /* began before this session or pause */
+        if (!reserve_scope(n_scopes)) {
+            uint64_t lost = head - tail;
+            *dropped += lost;
+            vor_log_n(VOR_LOG_FRAME_RECORD_FULL, lost);
+            break;
+        }
+        uint32_t id = vor_site_register(e->site);
+        if (id == 0) {
+            (*dropped)++;
+            continue;
+        }
+        int64_t start = vor_clock_map_ns(map, e->start);
+        int64_t end = vor_clock_map_ns(map, e->end);
+        vor_scope_record *r = &fa.scopes[n_scopes++];
+        r->site_id = id;
+        r->depth = e->depth;
+        r->start_ns = start - epoch;
+        r->duration_ns = end > start ? end - start : 0;
+    }
+    vor_atomic_store_release(&t->tail, head);
+
+    /* Drops the producer counted since the last frame. */
+    uint64_t full = vor_atomic_load_relaxed(&t->dropped_full);
+    uint64_t deep = vor_atomic_load_relaxed(&t->dropped_deep);
+    uint64_t unbalanced = vor_atomic_load_relaxed(&t->unbalanced);
+    if (full != t->dropped_full_seen) {
+        vor_log_n(VOR_LOG_THREAD_BUFFER_FULL, full - t->dropped_full_seen);
+        *dropped += full - t->dropped_full_seen;
+        t->dropped_full_seen = full;
+    }
+    if (deep != t->dropped_deep_seen) {
+        vor_log_n(VOR_LOG_DEPTH_OVERFLOW, deep - t->dropped_deep_seen);
+        *dropped += deep - t->dropped_deep_seen;
+        t->dropped_deep_seen = deep;
+    }
+    if (unbalanced != t->unbalanced_seen) {
+        vor_log_n(VOR_LOG_UNBALANCED_END, unbalanced - t->unbalanced_seen);
+        t->unbalanced_seen = unbalanced;
+    }
+    if (exited) {
+        if (t->open_at_exit) {
+            vor_log_n(VOR_LOG_OPEN_AT_THREAD_EXIT, t->open_at_exit);
+            fa.open_at_exit += t->open_at_exit;
+        }
+        vor_thread_release(t);
+    }
+    return n_scopes - first;
+}
+
+void vor_frame_mark(void) {
+    if (!vor_internal_is_collecting()) return;
+
+    uintptr_t me = (uintptr_t)&frame_thread_marker;
+    uintptr_t owner = vor_atomic_load_acquire(&fa.owner);
+    if (VOR_UNLIKELY(owner != me)) {
+        uintptr_t expected = 0;
+        if (owner != 0 || !vor_atomic_cas(&fa.owner, &expected, me)) {
+            vor_log(VOR_LOG_FRAME_MARK_OTHER_THREAD, NULL);
+            return;
+        }
+    }
+
+    uint64_t entered = vor_clock_ticks();
+    vor_mutex_lock(&vor_frame_lock);
+    if (!vor_session_now.active) {
+        vor_mutex_unlock(&vor_frame_lock);
+        return;
+    }
+
+    vor_clock_anchor now = vor_clock_anchor_now();
+    if (now.tick > vor_session_now.epoch_tick + 1000000 && now.ns > vor_session_now.epoch_ns)
+        fa.session_ns_per_tick =
+            (double)(now.ns - vor_session_now.epoch_ns) / (double)(now.tick - vor_session_now.epoch_tick);
+    vor_clock_map map = vor_clock_map_between(fa.opened, now, fa.session_ns_per_tick);
+
+    vor_frame_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.index = fa.index;
+    rec.start_ns = (int64_t)(fa.opened.ns - vor_session_now.epoch_ns);
+    rec.duration_ns = (int64_t)(now.ns - fa.opened.ns);
+
+    /* Scopes, thread by thread. */
+    uint32_t n_scopes = 0, n_threads = 0;
+    uint64_t dropped = vor_atomic_exchange(&vor_refused_scopes, 0);
+    uint32_t slots = vor_thread_slot_count();
+    for (uint32_t s = 0; s < slots; s++) {
+        vor_thread *t = vor_thread_slot(s);
+        if (t == NULL) continue;
+        uint32_t thread_id = t->thread_id;
+        uint32_t added = drain_thread(t, &map, n_scopes, &dropped); /* may free t */
+        if (added) {
+            fa.threads[n_threads].thread_id = thread_id;
+            fa.threads[n_threads].n_scopes = added;
+            fa.thread_first[n_threads] = n_scopes;
+            n_threads++;
+            n_scopes += added;
+        }
+    }
+    for (uint32_t i = 0; i < n_threads; i++) fa.threads[i].scopes = fa.scopes + fa.thread_first[i];
+    rec.n_threads = n_threads;
+    rec.threads = fa.threads;
+    rec.n_scopes = n_scopes;
+    rec.dropped_scopes = dropped;
+
+    /* Metrics. */
+    uint64_t io_ns, io_bytes;
+    vor_io_drain(&io_ns, &io_bytes);
+    rec.n_system = fa.n_system;
+    rec.system_present = vor_system_sample(rec.system_raw, rec.duration_ns, io_ns, io_bytes);
+    rec.n_user = vor_columns_snapshot_user(fa.user, VOR_MAX_USER_COLUMNS);
+    rec.user = fa.user;
+    rec.overhead_ns = fa.last_mark_cost_ns + (int64_t)((double)n_scopes * fa.empty_span_ns);
+
+    vor_consumers_frame(&rec);
+    vor_frame_stats_add((uint64_t)rec.duration_ns);
+
+    fa.frames++;
+    fa.scopes_recorded += n_scopes;
+    fa.scopes_dropped += dropped;
+    fa.index++;
+    fa.opened = now;
+
+    uint64_t left = vor_clock_ticks();
+    fa.last_mark_cost_ns = vor_clock_map_ns(&map, left) - vor_clock_map_ns(&map, entered);
+    if (fa.last_mark_cost_ns < 0) fa.last_mark_cost_ns = 0;
+    vor_mutex_unlock(&vor_frame_lock);
+}
+
+void vor_get_counters(vor_counters *out) {
+    if (out == NULL) return;
+    vor_mutex_lock(&vor_frame_lock);
+    out->frames = fa.frames;
+    out->scopes_recorded = fa.scopes_recorded;
+    out->scopes_dropped = fa.scopes_dropped;
+    out->unbalanced_ends = vor_log_count(VOR_LOG_UNBALANCED_END);
+    out->open_at_exit = fa.open_at_exit;
+    out->threads = vor_threads_registered();
+    vor_mutex_unlock(&vor_frame_lock);
+}

@@ -1,0 +1,35 @@
+/* scope.c: the public scope entry points, vor_scope_begin() and vor_scope_end().
+ *
+ * They are out-of-line functions (one call each) so that the thread buffer's layout stays
+ * private; the macros inline only the collecting check, which is the whole cost when
+ * collection is off. The thread buffer pointer is an initial-exec TLS variable: one
+ * fs-relative load, also from libvor.so (which is meant to be linked, not dlopen'ed).
+ */
+#include "scope_hot.h"
+
+int vor_internal_collecting;
+VOR_TLS_FAST vor_thread *vor_tls_thread;
+
+int vor_scope_begin(vor_site *site) {
+    vor_thread *t = vor_tls_thread;
+    if (VOR_UNLIKELY(t == NULL)) {
+        t = vor_thread_attach();
+        if (t == NULL) {
+            vor_atomic_add_relaxed(&vor_refused_scopes, 1);
+            return 0;
+        }
+    }
+    vor_scope_push(t, site);
+    return 1;
+}
+
+void vor_scope_end(void) {
+    uint64_t end = vor_clock_ticks();
+    vor_thread *t = vor_tls_thread;
+    if (VOR_UNLIKELY(t == NULL)) {
+        /* This thread never began a recorded scope: count it like any unbalanced end. */
+        vor_log(VOR_LOG_UNBALANCED_END, "on a thread that never opened a scope");
+        return;
+    }
+    vor_scope_pop(t, end);
+}

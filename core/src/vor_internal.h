@@ -1,0 +1,278 @@
+/* vor_internal.h: the declarations shared by the core's files, and nothing public.
+ *
+ * The data path in one paragraph: a thread's scopes go into its vor_thread (a
+ * single-producer/single-consumer ring of vor_event, written lock-free by the thread,
+ * drained by the frame thread); vor_frame_mark() turns the drained events, the system
+ * sample and the user-metric snapshot into one vor_frame_record and hands it to each
+ * vor_consumer (capture writer, Chrome trace, browser sink, frame ring). Consumers never
+ * see thread buffers, and the record is built once per frame whatever the number of
+ * consumers.
+ *
+ * White-box tests include this header (and vor_testing.h).
+ */
+#ifndef VOR_INTERNAL_H
+#define VOR_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform.h"
+#include "vor/vor.h"
+
+/* ---- Settings ------------------------------------------------------------------------ */
+
+#define VOR_DEFAULT_THREAD_BUFFER_SCOPES 65536u
+#define VOR_MIN_THREAD_BUFFER_SCOPES 1024u
+#define VOR_MAX_THREAD_BUFFER_SCOPES 16777216u
+#define VOR_DEFAULT_MAX_THREADS 64u
+#define VOR_MAX_MAX_THREADS 1024u
+#define VOR_DEFAULT_MAX_FRAME_SCOPES 262144u
+#define VOR_MAX_MAX_FRAME_SCOPES 16777216u
+#define VOR_THREAD_NAME_BYTES 64u
+#define VOR_SYSTEM_COLUMNS_MAX 8u
+
+typedef struct vor_settings {
+    uint32_t thread_buffer_scopes; /* a power of two */
+    uint32_t max_threads;
+    uint32_t max_frame_scopes;
+    uint32_t frame_ring_frames;
+    vor_logger logger;
+} vor_settings;
+
+/* The settings of the current (or next) session; fixed while a session runs. */
+extern VOR_HIDDEN vor_settings vor_settings_now;
+
+/* ---- Logging ------------------------------------------------------------------------- */
+
+/* Counts `item` and reports it through the logger the first time in the session.
+ * `detail_fmt` (may be NULL) adds printf-style details after the item's text. */
+VOR_HIDDEN void vor_log(vor_log_item item, const char *detail_fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Counts `n` occurrences at once (reported once like vor_log). */
+VOR_HIDDEN void vor_log_n(vor_log_item item, uint64_t n);
+/* Forgets which items were reported and their counts (a new session). */
+VOR_HIDDEN void vor_log_reset(void);
+
+/* ---- Thread buffers (thread_buffer.c) ---------------------------------------------- */
+
+typedef struct vor_event {
+    vor_site *site;
+    uint64_t start; /* ticks */
+    uint64_t end;   /* ticks */
+    uint32_t depth; /* 0 = outermost */
+    uint32_t reserved;
+} vor_event;
+
+typedef struct vor_open_scope {
+    vor_site *site;
+    uint64_t start;
+} vor_open_scope;
+
+typedef struct vor_thread {
+    /* Written by the owning thread only (the producer). */
+    uint64_t head;       /* events written; atomic, released after each event */
+    uint64_t tail_cache; /* the producer's last view of `tail` */
+    uint64_t mask;       /* capacity - 1 */
+    vor_event *events;
+    uint32_t depth;      /* open scopes, including ones too deep to record */
+    uint32_t reserved;
+    uint64_t dropped_full; /* atomic, single writer: ring full */
+    uint64_t dropped_deep; /* atomic, single writer: deeper than VOR_MAX_DEPTH */
+    uint64_t unbalanced;   /* atomic, single writer: end with nothing open */
+    vor_open_scope open[VOR_MAX_DEPTH];
+
+    /* Written by the frame thread only (the consumer), on its own cache line. */
+    _Alignas(64) uint64_t tail; /* events consumed; atomic */
+    uint64_t dropped_full_seen;
+    uint64_t dropped_deep_seen;
+    uint64_t unbalanced_seen;
+
+    /* Registry fields, under the registry lock except where noted. */
+    uint32_t slot;
+    uint32_t thread_id;      /* stable for the process, never reused */
+    uint64_t os_tid;
+    int exited;              /* atomic: set by the thread's exit destructor */
+    uint32_t open_at_exit;   /* valid once `exited` is seen */
+    uint32_t name_version;   /* bumped on each rename */
+    char name[VOR_THREAD_NAME_BYTES];
+} vor_thread;
+
+/* The calling thread's buffer (NULL until its first scope). */
+extern VOR_HIDDEN VOR_TLS_FAST vor_thread *vor_tls_thread;
+
+/* Creates and registers the calling thread's buffer; NULL if it cannot record (too
+ * many threads, out of memory: reported once, and the thread is not asked again). */
+VOR_HIDDEN vor_thread *vor_thread_attach(void);
+
+/* Slots of the registry: the frame thread iterates them. Entries may be NULL. */
+VOR_HIDDEN uint32_t vor_thread_slot_count(void);
+VOR_HIDDEN vor_thread *vor_thread_slot(uint32_t slot);
+/* Frees a thread that exited and was drained. Frame thread only. */
+VOR_HIDDEN void vor_thread_release(vor_thread *t);
+/* Copies a thread's name and version under the registry lock. */
+VOR_HIDDEN uint32_t vor_thread_copy_name(const vor_thread *t, char *out, size_t cap);
+/* Looks a name up by thread id (live threads and the recently exited). */
+VOR_HIDDEN int vor_thread_name_by_id(uint32_t thread_id, char *out, size_t cap, uint64_t *os_tid);
+/* Frees every buffer (process teardown in tests; live threads must not record after). */
+VOR_HIDDEN void vor_threads_free_all(void);
+/* Number of threads that registered since the process started. */
+VOR_HIDDEN uint32_t vor_threads_registered(void);
+
+/* Scopes refused because their thread could not get a buffer (atomic). */
+extern VOR_HIDDEN uint64_t vor_refused_scopes;
+
+/* ---- Sites (sites.c) ------------------------------------------------------------------ */
+
+/* Gives `site` an id if it has none (frame thread only). 0 if the table is full. */
+VOR_HIDDEN uint32_t vor_site_register(vor_site *site);
+/* Sites registered so far (ids 1..count). */
+VOR_HIDDEN uint32_t vor_sites_registered(void);
+
+/* -finstrument-functions: the site for a function address (lock-free, any thread). */
+VOR_HIDDEN vor_site *vor_function_site(void *fn);
+/* The function address of a function site; NULL for any other site. */
+VOR_HIDDEN void *vor_function_site_address(const vor_site *site);
+/* Fills in names of function sites that have none (frame thread; uses dladdr). */
+VOR_HIDDEN void vor_function_site_name(vor_site *site);
+
+/* ---- Columns and metrics (columns.c) ------------------------------------------------ */
+
+typedef struct vor_column {
+    const char *name;
+    const char *unit;       /* "" when none */
+    int is_system;
+    double scale;           /* system columns: value = raw * scale; user columns: 1 */
+    uint32_t unit_version;  /* bumped when a unit is registered after creation */
+} vor_column;
+
+typedef struct vor_user_value {
+    uint32_t column_id;
+    uint32_t reserved;
+    double value;
+} vor_user_value;
+
+/* Declares the platform's system columns (ids 0..n-1); returns n. Once per session. */
+VOR_HIDDEN uint32_t vor_columns_begin_session(void);
+VOR_HIDDEN void vor_columns_end_session(void);
+VOR_HIDDEN uint32_t vor_columns_count(void);
+/* A stable copy of column `id` (name/unit pointers live for the session). */
+VOR_HIDDEN int vor_column_read(uint32_t id, vor_column *out);
+/* The latest value of every user metric set so far, in id order; returns how many. */
+VOR_HIDDEN uint32_t vor_columns_snapshot_user(vor_user_value *out, uint32_t cap);
+/* Takes the I/O totals accumulated since the last call. */
+VOR_HIDDEN void vor_io_drain(uint64_t *ns, uint64_t *bytes);
+
+/* ---- System metrics (system_metrics_<platform>.c) ----------------------------------- */
+
+typedef struct vor_system_column_def {
+    const char *name;
+    const char *unit;
+    double scale; /* from the raw integer to the unit */
+} vor_system_column_def;
+
+/* The platform's system columns, frame_ms first. */
+VOR_HIDDEN const vor_system_column_def *vor_system_columns(uint32_t *count);
+
+enum { VOR_SYSTEM_FRAME = 0 }; /* frame_ms is always column 0 */
+
+/* Samples the system columns into raw[] (by index in vor_system_columns) and returns
+ * a mask of the ones present. `frame_ns`, `io_ns`, `io_bytes` are supplied by the
+ * frame assembly. Called once per frame by the frame thread. */
+VOR_HIDDEN uint32_t vor_system_sample(int64_t *raw, int64_t frame_ns, uint64_t io_ns, uint64_t io_bytes);
+VOR_HIDDEN void vor_system_begin_session(void);
+VOR_HIDDEN void vor_system_end_session(void);
+
+/* ---- Frame records and consumers (frame.c, consumers.c) ----------------------------- */
+
+typedef struct vor_scope_record {
+    uint32_t site_id;
+    uint32_t depth;
+    int64_t start_ns;    /* since the session epoch */
+    int64_t duration_ns;
+} vor_scope_record;
+
+typedef struct vor_thread_record {
+    uint32_t thread_id;
+    uint32_t n_scopes;
+    const vor_scope_record *scopes; /* in end order: children before their parent */
+} vor_thread_record;
+
+typedef struct vor_frame_record {
+    uint64_t index;
+    int64_t start_ns;    /* since the session epoch */
+    int64_t duration_ns;
+    int64_t overhead_ns; /* the profiler's own cost attributed to this frame */
+    uint32_t n_system;
+    uint32_t system_present; /* bit i: system column i has a value */
+    int64_t system_raw[VOR_SYSTEM_COLUMNS_MAX];
+    uint32_t n_user;
+    const vor_user_value *user;
+    uint32_t n_threads;
+    const vor_thread_record *threads;
+    uint64_t n_scopes;         /* over all threads */
+    uint64_t dropped_scopes;   /* dropped during this frame, all causes */
+} vor_frame_record;
+
+/* Something that receives every frame record. All callbacks run on the frame thread
+ * with the frame lock held: they must not call back into vor_frame_mark. */
+typedef struct vor_consumer {
+    const char *name;
+    void *state;
+    /* Returns 0 on success; nonzero closes the consumer (reported once). */
+    int (*frame)(void *state, const vor_frame_record *record);
+    void (*flush)(void *state);
+    void (*close)(void *state); /* also frees `state` */
+} vor_consumer;
+
+#define VOR_MAX_CONSUMERS 8
+
+/* Adds a consumer for the running session; returns 0 if the list is full. */
+VOR_HIDDEN int vor_consumers_add(const vor_consumer *consumer);
+VOR_HIDDEN void vor_consumers_frame(const vor_frame_record *record);
+VOR_HIDDEN void vor_consumers_flush(void);
+VOR_HIDDEN void vor_consumers_close_all(void);
+
+/* Opens the outputs the environment asks for (VOR_RECORD, VOR_TRACE, ...). */
+VOR_HIDDEN void vor_outputs_open_from_environment(void);
+
+/* ---- Session (session.c) ------------------------------------------------------------ */
+
+typedef struct vor_session {
+    int active;
+    uint64_t epoch_ns;       /* monotonic ns at session start; records count from here */
+    uint64_t epoch_tick;
+    int64_t wall_epoch_ns;   /* CLOCK_REALTIME at the same instant (for file headers) */
+} vor_session;
+
+extern VOR_HIDDEN vor_session vor_session_now;
+/* The frame lock: frame assembly, flush and shutdown are serialised by it. */
+extern VOR_HIDDEN vor_mutex vor_frame_lock;
+
+/* Frame assembly state (frame.c). */
+VOR_HIDDEN int vor_frames_begin_session(void);
+VOR_HIDDEN void vor_frames_end_session(void);
+VOR_HIDDEN void vor_frames_restart(void); /* resuming after vor_disable */
+
+/* ---- Calibration (calibrate.c) -------------------------------------------------------- */
+
+/* The measured empty-scope cost, 0 if never measured; the frame lock must be held. */
+VOR_HIDDEN double vor_empty_span_ns_locked(void);
+
+/* ---- Frame statistics (frame_stats.c) -------------------------------------------------- */
+
+VOR_HIDDEN void vor_frame_stats_add(uint64_t ns);
+
+/* ---- Frame ring and frame views (frame_ring.c, frame_view.c) ----------------------- */
+
+/* Encodes `record` as a frame view (layout in docs/FORMAT.md) into out (cap bytes);
+ * returns the size needed (nothing written if it exceeds cap). */
+VOR_HIDDEN size_t vor_frame_view_size(const vor_frame_record *record, int with_scopes);
+/* Writes exactly vor_frame_view_size(record, with_scopes) bytes to out. */
+VOR_HIDDEN void vor_frame_view_encode(const vor_frame_record *record, int with_scopes, uint8_t *out);
+VOR_HIDDEN void vor_frame_ring_begin_session(void);
+VOR_HIDDEN void vor_frame_ring_end_session(void);
+
+#endif /* VOR_INTERNAL_H */

@@ -1,0 +1,11 @@
+#!/bin/sh
+# `make bench`: prints every benchmark's figures (nothing is asserted). Record them in
+# docs/PERFORMANCE.md with the machine, the date and this command.
+set -eu
+cd "$(dirname "$0")/.."
+echo "machine: $(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(date -u +%Y-%m-%d)"
+for b in build/native/bin/bench_*; do
+    [ -x "$b" ] || continue
+    echo "== $(basename "$b")"
+    "$b"
+done

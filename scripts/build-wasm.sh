@@ -1,0 +1,13 @@
+#!/bin/sh
+# Builds the WebAssembly flavour into build/wasm (core, wasm glue, examples) with
+# Debian's Emscripten 3.1.6. See ../shared TOOLCHAIN notes: emcc needs Debian's acorn
+# module (NODE_PATH), and emcmake's default test emulator flag is rejected by node 20.
+set -eu
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-2}
+export NODE_PATH=/usr/share/nodejs
+mkdir -p build
+emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" > build/wasm-configure.log 2>&1 \
+    || { cat build/wasm-configure.log; exit 1; }
+cmake --build build/wasm -j "$JOBS"
