@@ -64,7 +64,10 @@ static char *copy_string(const char *s, size_t n) {
 }
 
 /* Finds a column by name; with `create`, adds a user column. Lock held. */
+static void ensure_system_columns_locked(void);
+
 static column_entry *find_locked(const char *name, size_t n, int create) {
+    ensure_system_columns_locked();
     uint32_t h = hash_name(name, n);
     for (uint32_t probe = 0; probe < HASH_SLOTS; probe++) {
         uint32_t i = (h + probe) & (HASH_SLOTS - 1);
@@ -96,21 +99,30 @@ static column_entry *find_locked(const char *name, size_t n, int create) {
     return NULL;
 }
 
+/* Declares the platform's system columns before anything else gets an id (lock held):
+ * user metrics may be named before the first session starts. */
+static void ensure_system_columns_locked(void) {
+    if (n_columns != 0) return;
+    uint32_t count = 0;
+    const vor_system_column_def *defs = vor_system_columns(&count);
+    for (uint32_t c = 0; c < count && c < VOR_SYSTEM_COLUMNS_MAX; c++) {
+        uint32_t h = hash_name(defs[c].name, strlen(defs[c].name));
+        uint32_t i = h & (HASH_SLOTS - 1);
+        while (hash_slots[i] != 0) i = (i + 1) & (HASH_SLOTS - 1);
+        column_entry *e = &entries[n_columns];
+        e->column.name = defs[c].name;
+        e->column.unit = defs[c].unit;
+        e->column.is_system = 1;
+        e->column.scale = defs[c].scale;
+        hash_slots[i] = (uint16_t)(n_columns + 1);
+        vor_atomic_store_release(&n_columns, n_columns + 1);
+        n_system++;
+    }
+}
+
 uint32_t vor_columns_begin_session(void) {
     vor_mutex_lock(&columns_lock);
-    if (n_columns == 0) {
-        uint32_t count = 0;
-        const vor_system_column_def *defs = vor_system_columns(&count);
-        for (uint32_t c = 0; c < count && c < VOR_SYSTEM_COLUMNS_MAX; c++) {
-            size_t n = strlen(defs[c].name);
-            column_entry *e = find_locked(defs[c].name, n, 1);
-            if (e == NULL) break;
-            e->column.unit = defs[c].unit;
-            e->column.is_system = 1;
-            e->column.scale = defs[c].scale;
-            n_system++;
-        }
-    }
+    ensure_system_columns_locked();
     uint32_t result = n_system;
     vor_mutex_unlock(&columns_lock);
     vor_atomic_store_relaxed(&io_ns_total, 0);

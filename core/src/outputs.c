@@ -1,13 +1,53 @@
 /* outputs.c: opens, at session start, the consumers that the environment and the
  * settings ask for.
  *
- * Environment contract (docs and README): VOR_RECORD (+ VOR_RECORD_FLAME,
- * VOR_RECORD_EVERY, VOR_RECORD_MAX_FRAMES) and VOR_TRACE. Each output is optional and
- * independent: a bad value or an unwritable path is reported once and that output alone
- * stays off.
+ *   VOR_RECORD=path           write a .vor capture (metrics every frame)
+ *   VOR_RECORD_FLAME=1        also flame frames (0 or unset: metrics only)
+ *   VOR_RECORD_EVERY=N        a flame frame on 1 frame in N (N >= 1)
+ *   VOR_RECORD_MAX_FRAMES=N   stop flame frames after N of them (N >= 1); metrics go on
+ *   VOR_TRACE=path            write a Chrome Trace Event JSON file
+ * Each output is optional and independent: a bad value or an unwritable path is reported
+ * once, that setting or output alone is ignored, and the program runs on.
  */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture_writer.h"
 #include "vor_internal.h"
+
+/* Reads a positive integer variable; 0 when unset, or when bad (after a warning). */
+static uint64_t positive_env(const char *name) {
+    const char *text = getenv(name);
+    if (text == NULL || *text == '\0') return 0;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text || *end != '\0' || v == 0 || text[0] == '-') {
+        vor_log(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.40s\" is not a positive whole number; ignored", name, text);
+        return 0;
+    }
+    return (uint64_t)v;
+}
+
+static int flag_env(const char *name) {
+    const char *text = getenv(name);
+    if (text == NULL || *text == '\0' || strcmp(text, "0") == 0) return 0;
+    if (strcmp(text, "1") == 0) return 1;
+    vor_log(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.40s\" must be 0 or 1; ignored", name, text);
+    return 0;
+}
 
 void vor_outputs_open_from_environment(void) {
     vor_frame_ring_begin_session();
+
+    const char *record = getenv("VOR_RECORD");
+    if (record && *record) {
+        vor_capture_options options;
+        options.flame = flag_env("VOR_RECORD_FLAME");
+        uint64_t every = positive_env("VOR_RECORD_EVERY");
+        options.every = every == 0 ? 1 : (every > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)every);
+        options.max_flame_frames = positive_env("VOR_RECORD_MAX_FRAMES");
+        vor_capture_open(record, &options);
+    }
 }

@@ -8,7 +8,9 @@
  *   cpu_ms     CPU time the process used during the frame, all threads
  *              (CLOCK_PROCESS_CPUTIME_ID: can exceed frame_ms with several busy threads)
  *
- * Raw values are integers (ns, bytes); each column's scale turns them into its unit.
+ * Raw values are integers: ns for the frame time, us for io_ms and cpu_ms (finer is
+ * noise there, and each digit costs capture bytes), bytes for sizes; each column's scale
+ * turns them into its unit.
  * MB here is 10^6 bytes. A value the system does not give this frame is absent, never 0.
  */
 #include "platform.h"
@@ -25,8 +27,8 @@
 enum { COL_FRAME, COL_MEMORY, COL_IO_MS, COL_IO_MB, COL_CPU, COL_COUNT };
 
 static const vor_system_column_def linux_columns[COL_COUNT] = {
-    {"frame_ms", "ms", 1e-6}, {"memory_mb", "MB", 1e-6}, {"io_ms", "ms", 1e-6},
-    {"io_MB", "MB", 1e-6},    {"cpu_ms", "ms", 1e-6},
+    {"frame_ms", "ms", 1e-6, 0}, {"memory_mb", "MB", 1e-6, 1}, {"io_ms", "ms", 1e-3, 0},
+    {"io_MB", "MB", 1e-6, 0},    {"cpu_ms", "ms", 1e-3, 0},
 };
 
 static int statm_fd = -1;
@@ -87,13 +89,13 @@ uint32_t vor_system_sample(int64_t *raw, int64_t frame_ns, uint64_t io_ns, uint6
         raw[COL_MEMORY] = (int64_t)rss;
         present |= 1u << COL_MEMORY;
     }
-    raw[COL_IO_MS] = (int64_t)io_ns;
+    raw[COL_IO_MS] = (int64_t)((io_ns + 500) / 1000); /* us */
     raw[COL_IO_MB] = (int64_t)io_bytes;
     present |= (1u << COL_IO_MS) | (1u << COL_IO_MB);
     uint64_t cpu = 0;
     if (read_cpu_ns(&cpu)) {
         if (cpu_valid) {
-            raw[COL_CPU] = (int64_t)(cpu - cpu_prev_ns);
+            raw[COL_CPU] = (int64_t)((cpu - cpu_prev_ns + 500) / 1000); /* us */
             present |= 1u << COL_CPU;
         }
         cpu_prev_ns = cpu;

@@ -23,8 +23,8 @@
 enum { COL_FRAME, COL_MEMORY, COL_WASM_HEAP, COL_IO_MS, COL_IO_MB, COL_COUNT };
 
 static const vor_system_column_def wasm_columns[COL_COUNT] = {
-    {"frame_ms", "ms", 1e-6},    {"memory_mb", "MB", 1e-6}, {"wasm_heap_mb", "MB", 1e-6},
-    {"io_ms", "ms", 1e-6},       {"io_MB", "MB", 1e-6},
+    {"frame_ms", "ms", 1e-6, 0}, {"memory_mb", "MB", 1e-6, 1}, {"wasm_heap_mb", "MB", 1e-6, 1},
+    {"io_ms", "ms", 1e-3, 0},    {"io_MB", "MB", 1e-6, 0},
 };
 
 /* Bytes of JS heap in use, or -1 where the environment does not say. */
@@ -65,7 +65,7 @@ uint32_t vor_system_sample(int64_t *raw, int64_t frame_ns, uint64_t io_ns, uint6
         present |= 1u << COL_MEMORY;
     }
     raw[COL_WASM_HEAP] = (int64_t)wasm_heap_bytes();
-    raw[COL_IO_MS] = (int64_t)io_ns;
+    raw[COL_IO_MS] = (int64_t)((io_ns + 500) / 1000); /* us */
     raw[COL_IO_MB] = (int64_t)io_bytes;
     present |= (1u << COL_WASM_HEAP) | (1u << COL_IO_MS) | (1u << COL_IO_MB);
     return present;

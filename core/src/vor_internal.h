@@ -170,7 +170,9 @@ VOR_HIDDEN void vor_io_drain(uint64_t *ns, uint64_t *bytes);
 typedef struct vor_system_column_def {
     const char *name;
     const char *unit;
-    double scale; /* from the raw integer to the unit */
+    double scale;   /* from the raw integer to the unit */
+    int delta;      /* captures store the change from the previous frame (slowly moving
+                       levels such as memory) rather than the value (per-frame amounts) */
 } vor_system_column_def;
 
 /* The platform's system columns, frame_ms first. */

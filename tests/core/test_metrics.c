@@ -164,12 +164,15 @@ static void io_accumulates_across_threads_per_frame(void **state) {
     for (int i = 0; i < 4; i++) assert_int_equal(pthread_create(&th[i], NULL, io_worker, &job), 0);
     for (int i = 0; i < 4; i++) assert_int_equal(pthread_join(th[i], NULL), 0);
     vor_frame_mark();
-    vor_record_io(7, 3);
+    vor_record_io(7400, 3);
     vor_frame_mark();
-    assert_int_equal(rec.frames[0].system_raw[2], 40000);   /* io_ms raw: ns */
+    assert_int_equal(rec.frames[0].system_raw[2], 40);      /* io_ms raw: us (40,000 ns) */
     assert_int_equal(rec.frames[0].system_raw[3], 400000);  /* io_MB raw: bytes */
-    assert_int_equal(rec.frames[1].system_raw[2], 7);
+    assert_int_equal(rec.frames[1].system_raw[2], 7);       /* 7,400 ns rounds to 7 us */
     assert_int_equal(rec.frames[1].system_raw[3], 3);
+    vor_column_info info;
+    assert_int_equal(vor_column_get(2, &info), 1);
+    assert_string_equal(info.name, "io_ms");
 }
 
 static void *mark_from_other_thread(void *arg) {

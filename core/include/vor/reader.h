@@ -1,0 +1,177 @@
+/* reader.h: reads .vor captures, finished or still growing.
+ *
+ *     char err[256];
+ *     vor_reader *r = vor_reader_open("run.vor", err, sizeof err);
+ *     if (!r) { fprintf(stderr, "%s\n", err); return 2; }
+ *     vor_reader_frame f;
+ *     vor_read_status st;
+ *     while ((st = vor_reader_next(r, &f)) == VOR_READ_FRAME) {
+ *         for (uint32_t i = 0; i < f.n_values; i++) {
+ *             const vor_reader_column *c = vor_reader_get_column(r, f.values[i].column_id);
+ *             printf("%s = %g %s\n", c->name, f.values[i].value, c->unit);
+ *         }
+ *     }
+ *     if (st == VOR_READ_ERROR) fprintf(stderr, "%s\n", vor_reader_error(r));
+ *     vor_reader_close(r);
+ *
+ * vor_reader_next() returns VOR_READ_NOTHING_YET at the end of the file and also when the
+ * last record is incomplete (a writer is still writing it, or crashed while writing it).
+ * Calling it again later picks up records that were appended meanwhile: the same loop
+ * reads a finished capture (stop at NOTHING_YET) or tails a live one (sleep and retry).
+ *
+ * A reader can also be fed bytes instead of reading a file (vor_reader_open_memory and
+ * vor_reader_feed): the browser panel decodes websocket streams and dropped files this
+ * way with this same code compiled to wasm.
+ *
+ * Safety: no input can make the reader crash, loop forever or allocate without bound.
+ * Records are limited to VOR_READER_MAX_RECORD_BYTES, declarations to the limits below;
+ * anything beyond is reported as an error naming the byte offset. After an error the
+ * reader stays in the error state.
+ *
+ * The format is specified in docs/FORMAT.md. Not thread-safe: one reader per thread.
+ */
+#ifndef VOR_READER_H
+#define VOR_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VOR_READER_MAX_RECORD_BYTES (64u * 1024u * 1024u) /* compressed or decoded */
+#define VOR_READER_MAX_COLUMNS 4096u
+#define VOR_READER_MAX_SITES (1u << 20)
+#define VOR_READER_MAX_THREADS 65536u
+
+/* The format version this reader writes and reads. It reads any 1.x capture (newer minor
+ * versions only add things an older reader may skip) and refuses 2.0 and later. */
+#define VOR_FORMAT_VERSION_MAJOR 1
+#define VOR_FORMAT_VERSION_MINOR 0
+
+typedef struct vor_reader vor_reader;
+
+typedef enum vor_read_status {
+    VOR_READ_ERROR = -1,      /* corrupt or unsupported input; see vor_reader_error() */
+    VOR_READ_NOTHING_YET = 0, /* no complete record available now; call again later */
+    VOR_READ_FRAME = 1        /* *frame holds the next frame */
+} vor_read_status;
+
+typedef struct vor_reader_info {
+    uint32_t version_major, version_minor;
+    int64_t wall_epoch_ns;   /* wall clock (ns since 1970) at the capture's time 0 */
+    const char *producer;    /* e.g. "vor 0.1.0 linux-x86_64" */
+    const char *process;     /* program name */
+    uint64_t pid;
+    int flame;               /* 1 if the writer was asked for flame frames */
+} vor_reader_info;
+
+typedef struct vor_reader_column {
+    uint32_t id;
+    int is_system;
+    const char *name;
+    const char *unit; /* "" when none */
+} vor_reader_column;
+
+typedef struct vor_reader_site {
+    uint32_t id;
+    const char *name;
+    const char *function; /* "" when unknown */
+    const char *file;     /* "" when unknown */
+    uint32_t line;
+} vor_reader_site;
+
+typedef struct vor_reader_thread {
+    uint32_t id;
+    const char *name;
+    uint64_t os_tid; /* 0 when unknown */
+} vor_reader_thread;
+
+typedef struct vor_reader_value {
+    uint32_t column_id;
+    double value; /* in the column's unit; NaN and infinities are possible */
+} vor_reader_value;
+
+typedef struct vor_reader_scope {
+    uint32_t site_id;
+    uint32_t depth;      /* 0 = outermost */
+    int64_t start_ns;    /* since the capture's time 0 */
+    int64_t duration_ns;
+} vor_reader_scope;
+
+typedef struct vor_reader_thread_scopes {
+    uint32_t thread_id;
+    uint32_t n_scopes;
+    const vor_reader_scope *scopes; /* in end order: children before their parent */
+} vor_reader_thread_scopes;
+
+/* One frame. Pointers stay valid until the next vor_reader_next() or vor_reader_close(). */
+typedef struct vor_reader_frame {
+    uint64_t index;
+    int64_t start_ns;   /* since the capture's time 0 */
+    int64_t duration_ns;
+    int64_t overhead_ns;   /* the profiler's own cost attributed to the frame */
+    uint64_t dropped_scopes;
+    uint32_t n_values;     /* system values present, then user values */
+    const vor_reader_value *values;
+    int has_flame;         /* 1 if this frame carries scopes */
+    uint32_t n_threads;
+    const vor_reader_thread_scopes *threads;
+    uint64_t n_scopes;     /* over all threads */
+} vor_reader_frame;
+
+/* Opens a capture file for reading. Returns NULL and writes a message naming the path and
+ * the problem into `err` if the file cannot be opened. A file too short to hold the
+ * header is not an error (it may be a capture being created): vor_reader_next() waits. */
+vor_reader *vor_reader_open(const char *path, char *err, size_t err_capacity);
+
+/* A reader with no file: bytes arrive through vor_reader_feed(). */
+vor_reader *vor_reader_open_memory(void);
+
+/* Appends bytes to a memory reader. Returns 1, or 0 if they were not taken: this is not a
+ * memory reader, it is in the error state, or more than VOR_READER_MAX_RECORD_BYTES +
+ * 1 MiB would be waiting undecoded (read frames, then feed the rest). */
+int vor_reader_feed(vor_reader *r, const void *bytes, size_t n);
+
+/* Reads the next frame (see the introduction). */
+vor_read_status vor_reader_next(vor_reader *r, vor_reader_frame *frame);
+
+/* 1 once the header has been read (columns and info are known), 0 if not yet, -1 error.
+ * vor_reader_next() reads the header itself; this lets a caller wait for it. */
+int vor_reader_poll_header(vor_reader *r);
+
+/* The error message (names the file and byte offset), or "" when there is none. */
+const char *vor_reader_error(const vor_reader *r);
+
+/* Header facts; NULL before the header was read. */
+const vor_reader_info *vor_reader_get_info(const vor_reader *r);
+
+/* Columns declared so far (system ones from the header, user ones as records declare
+ * them). Ids are dense from 0; NULL for an id not declared (yet). */
+uint32_t vor_reader_column_count(const vor_reader *r);
+const vor_reader_column *vor_reader_get_column(const vor_reader *r, uint32_t id);
+/* Number of system columns (ids 0 .. n-1, declared in the header; column 0 is frame_ms). */
+uint32_t vor_reader_system_column_count(const vor_reader *r);
+
+/* Scope sites and threads declared so far; NULL for an unknown id. */
+uint32_t vor_reader_site_count(const vor_reader *r); /* highest id declared */
+const vor_reader_site *vor_reader_get_site(const vor_reader *r, uint32_t id);
+const vor_reader_thread *vor_reader_get_thread(const vor_reader *r, uint32_t id);
+
+/* 1 once the capture's end record was read (the writer finished it properly). */
+int vor_reader_finished(const vor_reader *r);
+
+/* Bytes of the input consumed by complete records (and the header). */
+uint64_t vor_reader_offset(const vor_reader *r);
+
+/* Closes the file (if any) and frees everything. NULL is fine. */
+void vor_reader_close(vor_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VOR_READER_H */
