@@ -15,8 +15,8 @@ cmake --build build/native -j "$JOBS"
 echo "== wasm build (the core and examples compiled with emcc)"
 sh scripts/build-wasm.sh
 
-echo "== C tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14)"
-CC=clang-14 CXX=clang++-14 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVOR_SANITIZE=address \
+echo "== C tests and the fuzz smoke runs under AddressSanitizer + UndefinedBehaviorSanitizer (clang-14)"
+CC=clang-14 CXX=clang++-14 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVOR_SANITIZE=address -DVOR_BUILD_FUZZ=ON \
     -DVOR_BUILD_BENCH=OFF > build/asan-configure.log 2>&1 || { cat build/asan-configure.log; exit 1; }
 cmake --build build/asan -j "$JOBS"
 (cd build/asan && ctest -LE js --output-on-failure -j "$JOBS")
