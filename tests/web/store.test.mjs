@@ -1,0 +1,126 @@
+// The frame ring and declarations: bounded history, bounded scopes, columns and series views.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FrameStore, Declarations, MAX_HISTORY_FRAMES, SCOPES_EVICTED, SCOPES_PRESENT, SCOPES_NONE } from '../../web/store.js';
+import { parseFrameView } from '../../web/frame_view.js';
+import { encodeFrameView } from './frame_view_encoder.mjs';
+
+const frame = (i, { ms = 16, scopes = 0, values = [] } = {}) => parseFrameView(encodeFrameView({
+  frameIndex: i, startNs: i * 1e7, durationNs: ms * 1e6, overheadNs: 1000,
+  values: [[0, ms], ...values],
+  threads: scopes ? [{ id: 0, scopes: Array.from({ length: scopes }, (_, k) => ({ start: i * 1e7 + k, dur: 1, site: 1, depth: 0 })) }] : [],
+}));
+
+function storeWithDecls(opts) {
+  const s = new FrameStore(opts);
+  s.decls.apply({ columns: [{ id: 0, name: 'frame_ms', unit: 'ms', system: true }, { id: 9, name: 'loss', unit: '' }] });
+  return s;
+}
+
+test('the ring keeps the last `capacity` frames', () => {
+  const s = storeWithDecls({ capacity: 100 });
+  for (let i = 0; i < 250; i++) s.push(frame(i, { ms: i }));
+  assert.equal(s.size, 100);
+  assert.equal(s.first, 150);
+  assert.equal(s.end, 250);
+  assert.equal(s.frameIndexOf(150), 150);
+  assert.equal(s.frameMs(249), 249);
+  assert.ok(!s.has(149));
+  assert.equal(s.slowestIn(0, 1000), 249);
+});
+
+test('capacity limits are enforced (default 10,000, maximum 100,000)', () => {
+  assert.equal(new FrameStore().capacity, 10000);
+  assert.doesNotThrow(() => new FrameStore({ capacity: MAX_HISTORY_FRAMES }));
+  assert.throws(() => new FrameStore({ capacity: MAX_HISTORY_FRAMES + 1 }), /outside 1\.\.100000/);
+  assert.throws(() => new FrameStore({ capacity: 0 }), RangeError);
+});
+
+test('series views: contiguous runs are subarrays, wrapped runs are copied in order', () => {
+  const s = storeWithDecls({ capacity: 10 });
+  for (let i = 0; i < 15; i++) s.push(frame(i, { ms: i, values: [[9, i * 2]] }));
+  assert.deepEqual([...s.frameMsSeries(5, 15)], [5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+  assert.deepEqual([...s.frameMsSeries(10, 13)], [10, 11, 12]);
+  const col = s.columnSeries(9, 6, 12);
+  assert.deepEqual([...col.values], [12, 14, 16, 18, 20, 22]);
+  assert.deepEqual([...col.present], [1, 1, 1, 1, 1, 1]);
+});
+
+test('a column missing from a frame is absent there, not zero', () => {
+  const s = storeWithDecls({ capacity: 10 });
+  s.push(frame(0, { values: [[9, 1]] }));
+  s.push(frame(1));
+  assert.equal(s.columnValue(9, 0), 1);
+  assert.equal(s.columnValue(9, 1), undefined);
+  assert.deepEqual([...s.columnSeries(9, 0, 2).present], [1, 0]);
+});
+
+test('frame_ms comes from its column, or from duration_ns when absent', () => {
+  const s = new FrameStore({ capacity: 4 });
+  s.push(frame(0, { ms: 20 })); // frame_ms not declared yet: column 0 is a placeholder, duration used
+  assert.equal(s.frameMs(0), 20);
+  s.decls.apply({ columns: [{ id: 0, name: 'frame_ms', unit: 'ms', system: true }] });
+  s.push(parseFrameView(encodeFrameView({ frameIndex: 1, durationNs: 5e6, values: [[0, 7]] })));
+  assert.equal(s.frameMs(1), 7);
+  s.push(parseFrameView(encodeFrameView({ frameIndex: 2, durationNs: 5e6 })));
+  assert.equal(s.frameMs(2), 5);
+});
+
+test('undeclared columns get placeholders; plots list system columns first and skip frame_ms', () => {
+  const d = new Declarations();
+  d.apply({ columns: [{ id: 9, name: 'loss', unit: '' }, { id: 0, name: 'frame_ms', unit: 'ms', system: true }, { id: 1, name: 'memory_mb', unit: 'MB', system: true }] });
+  d.ensureColumn(42);
+  assert.deepEqual(d.plotColumns().map((c) => c.name), ['memory_mb', 'loss', 'column 42']);
+});
+
+test('declarations merge; a thread may be renamed; JSON text is accepted; bad JSON throws', () => {
+  const d = new Declarations();
+  d.apply('{"threads":[{"id":0,"name":"main"},{"id":3,"name":"w"}],"sites":[{"id":1,"name":"update","function":"update","file":"main.c","line":12}]}');
+  d.apply({ threads: [{ id: 3, name: 'loader' }] });
+  assert.equal(d.threadName(3), 'loader');
+  assert.equal(d.threads.get(3).order, 1, 'renaming keeps the lane order');
+  assert.equal(d.sites.get(1).file, 'main.c');
+  assert.equal(d.siteName(99), 'site 99');
+  assert.throws(() => d.apply('{nope'), SyntaxError);
+});
+
+test('scopes are bounded by the scope budget: oldest frames lose their scopes first, metrics stay', () => {
+  const s = storeWithDecls({ capacity: 1000, scopeBudget: 250 });
+  for (let i = 0; i < 10; i++) s.push(frame(i, { scopes: 100 }));
+  assert.ok(s.totalScopes <= 250);
+  assert.equal(s.totalScopes, 200);
+  assert.equal(s.scopesState(9), SCOPES_PRESENT);
+  assert.equal(s.scopesState(8), SCOPES_PRESENT);
+  assert.equal(s.scopesState(7), SCOPES_EVICTED);
+  assert.equal(s.scopes(7), null);
+  assert.equal(s.frameMs(0), 16, 'metrics survive scope eviction');
+  assert.equal(s.lastScopeSeq, 9);
+});
+
+test('a frame larger than the whole budget keeps no scopes; metrics-only frames have none', () => {
+  const s = storeWithDecls({ capacity: 10, scopeBudget: 50 });
+  s.push(frame(0, { scopes: 10 }));
+  s.push(frame(1, { scopes: 51 }));
+  s.push(frame(2));
+  assert.equal(s.scopesState(1), SCOPES_EVICTED);
+  assert.equal(s.scopesState(0), SCOPES_PRESENT);
+  assert.equal(s.scopesState(2), SCOPES_NONE);
+  assert.equal(s.totalScopes, 10);
+});
+
+test('scopes leaving the ring are released from the budget', () => {
+  const s = storeWithDecls({ capacity: 5, scopeBudget: 1000 });
+  for (let i = 0; i < 20; i++) s.push(frame(i, { scopes: 10 }));
+  assert.equal(s.totalScopes, 50);
+});
+
+test('clear() forgets frames and declarations; sequence numbers keep growing', () => {
+  const s = storeWithDecls({ capacity: 5 });
+  for (let i = 0; i < 3; i++) s.push(frame(i, { values: [[9, 1]] }));
+  s.clear();
+  assert.equal(s.size, 0);
+  assert.equal(s.decls.columns.size, 0);
+  const seq = s.push(frame(7));
+  assert.equal(s.size, 1);
+  assert.equal(s.frameIndexOf(seq), 7);
+});

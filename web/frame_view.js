@@ -1,0 +1,182 @@
+// Frame view parser: turns the bytes of one frame view (version 1, produced by the C side) into
+// typed arrays the panel keeps. Pure: no DOM, no globals; runs in node for the unit tests.
+//
+// Layout (little-endian; the authoritative description is web/README.md):
+//   off  0 u32 magic 0x4D524656 ('V','F','R','M')   off  4 u32 version (1)
+//   off  8 u32 total_bytes                          off 12 u32 flags (bit0: scopes present)
+//   off 16 f64 frame_index   off 24 f64 start_ns   off 32 f64 duration_ns   off 40 f64 overhead_ns
+//   off 48 u32 n_values  off 52 u32 n_threads  off 56 u32 n_scopes  off 60 u32 dropped_scopes
+//   off 64  n_values  x { u32 column_id; u32 reserved; f64 value }
+//           n_threads x { u32 thread_id; u32 n_scopes_of_thread }
+//           zero padding to a multiple of 8
+//           f64 start_ns[n_scopes], f64 duration_ns[n_scopes], u32 site_id[n_scopes], u32 depth[n_scopes]
+//
+// The parser always copies: the caller (often C, handing a view into wasm memory that the next frame
+// overwrites) may reuse its buffer as soon as parseFrameView returns. Copies of the scope arrays are one
+// memcpy each (slice of an aligned ArrayBuffer), the cost the panel pays once per frame.
+// Anything inconsistent throws a FrameViewError naming the field and the numbers; nothing is guessed.
+
+export const FRAME_VIEW_MAGIC = 0x4d524656;
+export const FRAME_VIEW_VERSION = 1;
+export const FRAME_VIEW_HEADER_BYTES = 64;
+export const FRAME_VIEW_FLAG_SCOPES = 1;
+
+const VALUE_BYTES = 16;
+const THREAD_BYTES = 8;
+const SCOPE_BYTES = 8 + 8 + 4 + 4;
+
+const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+export class FrameViewError extends Error {
+  constructor(message) {
+    super(`frame view: ${message}`);
+    this.name = 'FrameViewError';
+  }
+}
+
+function hex32(v) {
+  return '0x' + (v >>> 0).toString(16).toUpperCase().padStart(8, '0');
+}
+
+/** Size in bytes of a version-1 view with these counts (header, tables, padding, scope arrays). */
+export function frameViewByteLength(nValues, nThreads, nScopes) {
+  const tables = FRAME_VIEW_HEADER_BYTES + nValues * VALUE_BYTES + nThreads * THREAD_BYTES;
+  const padded = Math.ceil(tables / 8) * 8;
+  return padded + nScopes * SCOPE_BYTES;
+}
+
+function asBytes(input) {
+  if (input instanceof Uint8Array) return input;
+  if (input instanceof ArrayBuffer) return new Uint8Array(input);
+  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  if (typeof SharedArrayBuffer !== 'undefined' && input instanceof SharedArrayBuffer) return new Uint8Array(input);
+  throw new FrameViewError(`expected an ArrayBuffer or Uint8Array, got ${input === null ? 'null' : typeof input}`);
+}
+
+// Copies `count` elements of `Type` starting at byte `off` of `bytes` into a fresh typed array.
+function copyArray(Type, bytes, off, count, dv) {
+  const size = Type.BYTES_PER_ELEMENT;
+  if (HOST_IS_LITTLE_ENDIAN) {
+    const abs = bytes.byteOffset + off;
+    if (abs % size === 0 && !(typeof SharedArrayBuffer !== 'undefined' && bytes.buffer instanceof SharedArrayBuffer)) {
+      return new Type(bytes.buffer.slice(abs, abs + count * size));
+    }
+    return new Type(bytes.slice(off, off + count * size).buffer);
+  }
+  const out = new Type(count);
+  for (let i = 0; i < count; i++) {
+    const p = off + i * size;
+    out[i] = size === 8 ? dv.getFloat64(p, true) : dv.getUint32(p, true);
+  }
+  return out;
+}
+
+/**
+ * Parses one frame view. Returns
+ *   { version, flags, hasScopes, byteLength, frameIndex, startNs, durationNs, overheadNs, droppedScopes,
+ *     columnIds: Uint32Array, values: Float64Array,              // n_values entries, in view order
+ *     threadIds: Uint32Array, threadScopeCounts: Uint32Array,    // thread table
+ *     threadFirst: Uint32Array,                                  // first scope index of each thread
+ *     nScopes, scopeStart: Float64Array, scopeDuration: Float64Array,
+ *     scopeSite: Uint32Array, scopeDepth: Uint32Array }
+ * Throws FrameViewError when the bytes are not a well-formed version-1 view.
+ * `input` may be longer than total_bytes (a slice of a larger buffer); the rest is ignored.
+ */
+export function parseFrameView(input) {
+  const bytes = asBytes(input);
+  const n = bytes.byteLength;
+  if (n < FRAME_VIEW_HEADER_BYTES) {
+    throw new FrameViewError(`truncated: ${n} bytes, the header alone needs ${FRAME_VIEW_HEADER_BYTES}`);
+  }
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, n);
+  const magic = dv.getUint32(0, true);
+  if (magic !== FRAME_VIEW_MAGIC) {
+    throw new FrameViewError(`bad magic ${hex32(magic)} (expected ${hex32(FRAME_VIEW_MAGIC)}, bytes 'VFRM')`);
+  }
+  const version = dv.getUint32(4, true);
+  if (version !== FRAME_VIEW_VERSION) {
+    throw new FrameViewError(`unsupported version ${version} (this panel reads version ${FRAME_VIEW_VERSION})`);
+  }
+  const totalBytes = dv.getUint32(8, true);
+  const flags = dv.getUint32(12, true);
+  const frameIndex = dv.getFloat64(16, true);
+  const startNs = dv.getFloat64(24, true);
+  const durationNs = dv.getFloat64(32, true);
+  const overheadNs = dv.getFloat64(40, true);
+  const nValues = dv.getUint32(48, true);
+  const nThreads = dv.getUint32(52, true);
+  const nScopes = dv.getUint32(56, true);
+  const droppedScopes = dv.getUint32(60, true);
+
+  const expected = frameViewByteLength(nValues, nThreads, nScopes);
+  if (totalBytes !== expected) {
+    throw new FrameViewError(
+      `total_bytes ${totalBytes} does not match the layout (${nValues} values, ${nThreads} threads, ` +
+      `${nScopes} scopes need ${expected} bytes)`);
+  }
+  if (n < totalBytes) {
+    throw new FrameViewError(`truncated: ${n} bytes given, total_bytes says ${totalBytes}`);
+  }
+  if (!Number.isFinite(frameIndex) || frameIndex < 0) {
+    throw new FrameViewError(`frame_index ${frameIndex} is not a finite non-negative number`);
+  }
+  if (!Number.isFinite(startNs)) throw new FrameViewError(`start_ns ${startNs} is not finite`);
+  if (!Number.isFinite(durationNs) || durationNs < 0) {
+    throw new FrameViewError(`duration_ns ${durationNs} is not a finite non-negative number`);
+  }
+  if (!Number.isFinite(overheadNs) || overheadNs < 0) {
+    throw new FrameViewError(`overhead_ns ${overheadNs} is not a finite non-negative number`);
+  }
+  const hasScopes = (flags & FRAME_VIEW_FLAG_SCOPES) !== 0;
+  if (!hasScopes && nScopes !== 0) {
+    throw new FrameViewError(`flags bit0 (scopes present) is clear but n_scopes is ${nScopes}`);
+  }
+
+  let off = FRAME_VIEW_HEADER_BYTES;
+  const columnIds = new Uint32Array(nValues);
+  const values = new Float64Array(nValues);
+  for (let i = 0; i < nValues; i++, off += VALUE_BYTES) {
+    columnIds[i] = dv.getUint32(off, true);
+    values[i] = dv.getFloat64(off + 8, true); // NaN and Infinity are legal values (a diverging loss)
+  }
+
+  const threadIds = new Uint32Array(nThreads);
+  const threadScopeCounts = new Uint32Array(nThreads);
+  const threadFirst = new Uint32Array(nThreads);
+  let sum = 0;
+  for (let i = 0; i < nThreads; i++, off += THREAD_BYTES) {
+    threadIds[i] = dv.getUint32(off, true);
+    threadScopeCounts[i] = dv.getUint32(off + 4, true);
+    threadFirst[i] = sum;
+    sum += threadScopeCounts[i];
+  }
+  if (sum !== nScopes) {
+    throw new FrameViewError(`thread table counts ${sum} scopes but n_scopes is ${nScopes}`);
+  }
+  off = Math.ceil(off / 8) * 8;
+
+  const scopeStart = copyArray(Float64Array, bytes, off, nScopes, dv);
+  off += nScopes * 8;
+  const scopeDuration = copyArray(Float64Array, bytes, off, nScopes, dv);
+  off += nScopes * 8;
+  const scopeSite = copyArray(Uint32Array, bytes, off, nScopes, dv);
+  off += nScopes * 4;
+  const scopeDepth = copyArray(Uint32Array, bytes, off, nScopes, dv);
+
+  for (let i = 0; i < nScopes; i++) {
+    const s = scopeStart[i];
+    const d = scopeDuration[i];
+    if (!Number.isFinite(s)) throw new FrameViewError(`scope ${i}: start_ns ${s} is not finite`);
+    if (!(d >= 0) || d === Infinity) {
+      throw new FrameViewError(`scope ${i}: duration_ns ${d} is not a finite non-negative number`);
+    }
+  }
+
+  return {
+    version, flags, hasScopes, byteLength: totalBytes,
+    frameIndex, startNs, durationNs, overheadNs, droppedScopes,
+    columnIds, values,
+    threadIds, threadScopeCounts, threadFirst,
+    nScopes, scopeStart, scopeDuration, scopeSite, scopeDepth,
+  };
+}

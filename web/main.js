@@ -1,0 +1,82 @@
+// The standalone panel page (index.html): mounts the panel and connects it to whatever source this
+// page has: the capture list of `vor serve` (GET /api/captures, then a websocket per capture, the
+// first one or ?capture=<id>, with a picker for the others), and .vor files dropped on the page or
+// chosen with the "Open .vor…" button. Both need the capture decoder (sources/decoder.js); without it
+// the page says so instead of showing anything made up. Query parameters: capture=<id>, budget=<ms>,
+// history=<frames>.
+
+import { mountPanel } from './panel.js';
+import { loadCaptureDecoder } from './sources/decoder.js';
+import { fetchCaptureList, chooseCapture, createCapturePicker } from './sources/captures.js';
+import { connectCaptureStream, captureSocketUrl } from './sources/websocket.js';
+import { readCaptureFile, attachFileDrop, createFileButton } from './sources/file.js';
+
+/**
+ * Boots the page into `element`. options: captureListUrl ('/api/captures'), decoderUrl (default
+ * capture_decoder.js beside the page). Resolves to {panel, decoder, captures}.
+ */
+export async function startPanelPage(element, { captureListUrl = '/api/captures', decoderUrl } = {}) {
+  const doc = element.ownerDocument;
+  const loc = doc.defaultView.location;
+  const params = new URLSearchParams(loc.search);
+  const history = Number(params.get('history')) || undefined;
+  const panel = mountPanel(element, { keyboardTarget: doc, historyFrames: history });
+  const budget = Number(params.get('budget'));
+  if (budget > 0) panel.setBudget(budget);
+
+  const decoderReady = decoderUrl ? loadCaptureDecoder(decoderUrl) : loadCaptureDecoder(new URL('capture_decoder.js', loc.href).href);
+  let stream = null;
+  let reading = null;
+
+  const openFile = async (file) => {
+    stream?.close();
+    stream = null;
+    reading?.abort();
+    const { decoder, reason } = await decoderReady;
+    if (!decoder) {
+      panel.setNotice({ title: 'Cannot open the file: no capture decoder', lines: [reason] });
+      panel.setStatus(`${file.name}: no capture decoder`, 'error');
+      return;
+    }
+    panel.setNotice(null);
+    reading = new AbortController();
+    await readCaptureFile(file, decoder, panel, { signal: reading.signal });
+  };
+  panel.sourceSlot.append(createFileButton(doc, openFile));
+  attachFileDrop(doc.documentElement, openFile, { hoverClassTarget: panel.root });
+
+  const openCapture = (capture, decoder) => {
+    stream?.close();
+    reading?.abort();
+    const url = new URL(loc.href);
+    url.searchParams.set('capture', capture.id);
+    doc.defaultView.history.replaceState(null, '', url);
+    stream = connectCaptureStream({ url: captureSocketUrl(capture.ws, loc), decoder, sink: panel, name: capture.name });
+  };
+
+  panel.setStatus('looking for captures…', 'info');
+  const [list, { decoder, reason }] = await Promise.all([fetchCaptureList(captureListUrl), decoderReady]);
+  if (!list.captures) {
+    panel.setStatus('no capture server', 'info');
+    panel.setNotice(decoder
+      ? { title: 'Open a capture', lines: ['Drop a .vor file on the page or use “Open .vor…”.', `Served by vor serve, this page lists and streams captures itself (here: ${list.reason}).`] }
+      : { title: 'No data source', lines: [reason, `No capture list either (${list.reason}). Serve this page with vor serve, or embed the panel in a wasm app (live, no decoder needed).`] });
+    return { panel, decoder, captures: null };
+  }
+  if (list.captures.length === 0) {
+    panel.setStatus('vor serve has no captures', 'warn');
+    panel.setNotice({ title: 'No captures yet', lines: ['vor serve lists no capture. Start it with .vor files or a folder, or drop a file here.'] });
+    return { panel, decoder, captures: list.captures };
+  }
+  const chosen = chooseCapture(list.captures, params.get('capture'));
+  if (list.captures.length > 1) {
+    panel.sourceSlot.prepend(createCapturePicker(doc, list.captures, chosen.id, (c) => openCapture(c, decoder)));
+  }
+  if (!decoder) {
+    panel.setStatus(`${chosen.name}: no capture decoder`, 'error');
+    panel.setNotice({ title: 'No capture decoder available', lines: [reason, `The capture ${chosen.name} is listed but its bytes cannot be decoded on this page.`] });
+    return { panel, decoder, captures: list.captures };
+  }
+  openCapture(chosen, decoder);
+  return { panel, decoder, captures: list.captures };
+}

@@ -1,0 +1,85 @@
+// File source: a .vor file dropped on the page or chosen with a file input, read in chunks
+// (1 MiB by default) and fed to the same CaptureDecoder as the websocket stream. Reading yields to
+// the event loop between chunks so the panel keeps drawing while a large capture loads.
+
+import { feedDecoder } from './decoder.js';
+
+export const FILE_CHUNK_BYTES = 1 << 20;
+
+/**
+ * Reads `file` (a Blob) into decoder -> sink. Resolves to {bytes, frames, rejected, error}.
+ * `signal` (AbortSignal) stops reading early.
+ */
+export async function readCaptureFile(file, decoder, sink, { chunkBytes = FILE_CHUNK_BYTES, signal = null, onProgress = () => {} } = {}) {
+  const name = file.name || 'dropped file';
+  const out = { bytes: 0, frames: 0, rejected: 0, error: null };
+  if (!decoder) {
+    out.error = 'no capture decoder';
+    sink.setStatus?.(`${name}: cannot decode .vor bytes without a capture decoder`, 'error');
+    return out;
+  }
+  decoder.reset();
+  sink.clear?.();
+  sink.setStatus?.(`${name}: reading…`, 'info');
+  for (let off = 0; off < file.size; off += chunkBytes) {
+    if (signal && signal.aborted) { out.error = 'aborted'; break; }
+    let buf;
+    try {
+      buf = await file.slice(off, Math.min(file.size, off + chunkBytes)).arrayBuffer();
+    } catch (err) {
+      out.error = `read failed: ${err.message}`;
+      break;
+    }
+    out.bytes += buf.byteLength;
+    const r = feedDecoder(decoder, new Uint8Array(buf), sink);
+    out.frames += r.frames;
+    out.rejected += r.rejected;
+    onProgress(out.bytes, file.size);
+    if (r.error) { out.error = `capture unreadable: ${r.error}`; break; }
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  if (out.error) sink.setStatus?.(`${name}: ${out.error}`, 'error');
+  else sink.setStatus?.(`${name}: ${out.frames.toLocaleString('en-US')} frames`, 'info');
+  return out;
+}
+
+/** Makes `target` accept dropped files; onFile(file) for the first file. Returns detach(). */
+export function attachFileDrop(target, onFile, { hoverClassTarget = target } = {}) {
+  let depth = 0;
+  const hasFiles = (e) => e.dataTransfer && [...e.dataTransfer.types].includes('Files');
+  const enter = (e) => { if (!hasFiles(e)) return; e.preventDefault(); depth++; hoverClassTarget.classList.add('vor-dragover'); };
+  const over = (e) => { if (!hasFiles(e)) return; e.preventDefault(); e.dataTransfer.dropEffect = 'copy'; };
+  const leave = () => { depth = Math.max(0, depth - 1); if (depth === 0) hoverClassTarget.classList.remove('vor-dragover'); };
+  const drop = (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    depth = 0;
+    hoverClassTarget.classList.remove('vor-dragover');
+    const f = e.dataTransfer.files[0];
+    if (f) onFile(f);
+  };
+  target.addEventListener('dragenter', enter);
+  target.addEventListener('dragover', over);
+  target.addEventListener('dragleave', leave);
+  target.addEventListener('drop', drop);
+  return () => {
+    target.removeEventListener('dragenter', enter);
+    target.removeEventListener('dragover', over);
+    target.removeEventListener('dragleave', leave);
+    target.removeEventListener('drop', drop);
+  };
+}
+
+/** An "Open .vor…" button backed by a hidden file input; onFile(file) when one is chosen. */
+export function createFileButton(doc, onFile) {
+  const label = doc.createElement('label');
+  label.className = 'vor-file';
+  label.title = 'Open a .vor capture (or drop one on the page)';
+  const input = doc.createElement('input');
+  input.type = 'file';
+  input.accept = '.vor';
+  input.hidden = true;
+  input.addEventListener('change', () => { if (input.files[0]) onFile(input.files[0]); input.value = ''; });
+  label.append('Open .vor…', input);
+  return label;
+}

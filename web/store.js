@@ -1,0 +1,279 @@
+// Bounded frame history: the declarations seen so far and a ring of parsed frames.
+//
+// Frames get consecutive sequence numbers (seq) in arrival order; the ring keeps the last `capacity`
+// of them (default 10,000, at most 100,000). Per-frame numbers live in columnar typed arrays indexed by
+// seq % capacity, so the bars and plots read a contiguous (or two-piece) run of doubles, and memory is
+// fixed at construction: about (5 * 8 + 5) bytes per frame plus (8 + 1) bytes per frame per metric column,
+// e.g. 10,000 frames x 10 columns = 1.3 MB.
+//
+// Scopes are the heavy part (24 bytes each: start, duration, site, depth). They are bounded separately
+// by a scope budget (default 2,000,000 scopes, about 48 MB; at most 20,000,000): when a new frame would
+// exceed it, the scopes of the oldest frames are released first (their metrics stay; the flame chart
+// says the scopes were evicted). A single frame larger than the whole budget keeps no scopes.
+
+import { parseFrameView } from './frame_view.js';
+
+export const DEFAULT_HISTORY_FRAMES = 10000;
+export const MAX_HISTORY_FRAMES = 100000;
+export const DEFAULT_SCOPE_BUDGET = 2000000;
+export const MAX_SCOPE_BUDGET = 20000000;
+
+export const SCOPES_NONE = 0; // metrics-only frame
+export const SCOPES_PRESENT = 1;
+export const SCOPES_EVICTED = 2; // released to stay within the scope budget
+
+/** Declared columns, sites and threads, merged from every declarations object received. */
+export class Declarations {
+  constructor() { this.clear(); }
+
+  clear() {
+    this.columns = new Map(); // id -> {id, name, unit, system, order, undeclared?}
+    this.sites = new Map(); // id -> {id, name, function, file, line}
+    this.threads = new Map(); // id -> {id, name, order}
+    this.frameMsColumn = -1;
+    this.version = 0;
+  }
+
+  /**
+   * Merges one declarations object (or its JSON text). Unknown keys are ignored; a later declaration
+   * of an id replaces the earlier one (a thread may be renamed). Throws on text that is not JSON.
+   */
+  apply(json) {
+    const d = typeof json === 'string' ? JSON.parse(json) : json;
+    if (d === null || typeof d !== 'object') throw new Error('declarations: expected an object');
+    for (const c of Array.isArray(d.columns) ? d.columns : []) {
+      const id = c.id >>> 0;
+      const prev = this.columns.get(id);
+      this.columns.set(id, {
+        id, name: String(c.name ?? `column ${id}`), unit: String(c.unit ?? ''),
+        system: !!c.system, order: prev ? prev.order : this.columns.size,
+      });
+      if (c.name === 'frame_ms') this.frameMsColumn = id;
+    }
+    for (const s of Array.isArray(d.sites) ? d.sites : []) {
+      const id = s.id >>> 0;
+      this.sites.set(id, {
+        id, name: String(s.name ?? s.function ?? `site ${id}`), function: String(s.function ?? ''),
+        file: String(s.file ?? ''), line: s.line >>> 0,
+      });
+    }
+    for (const t of Array.isArray(d.threads) ? d.threads : []) {
+      const id = t.id >>> 0;
+      const prev = this.threads.get(id);
+      this.threads.set(id, { id, name: String(t.name ?? `thread ${id}`), order: prev ? prev.order : this.threads.size });
+    }
+    this.version++;
+  }
+
+  /** A column seen in a frame before (or without) its declaration gets a placeholder. */
+  ensureColumn(id) {
+    let c = this.columns.get(id);
+    if (!c) {
+      c = { id, name: `column ${id}`, unit: '', system: false, order: this.columns.size, undeclared: true };
+      this.columns.set(id, c);
+      this.version++;
+    }
+    return c;
+  }
+
+  siteName(id) { const s = this.sites.get(id); return s ? s.name : `site ${id}`; }
+  threadName(id) { const t = this.threads.get(id); return t ? t.name : `thread ${id}`; }
+
+  /** Metric columns to plot, system first, then in declaration order; frame_ms is the bars, not a plot. */
+  plotColumns() {
+    return [...this.columns.values()]
+      .filter((c) => c.id !== this.frameMsColumn)
+      .sort((a, b) => (a.system === b.system ? a.order - b.order : a.system ? -1 : 1));
+  }
+}
+
+export class FrameStore {
+  constructor({ capacity = DEFAULT_HISTORY_FRAMES, scopeBudget = DEFAULT_SCOPE_BUDGET } = {}) {
+    if (!(capacity >= 1 && capacity <= MAX_HISTORY_FRAMES)) {
+      throw new RangeError(`history capacity ${capacity} outside 1..${MAX_HISTORY_FRAMES} frames`);
+    }
+    if (!(scopeBudget >= 0 && scopeBudget <= MAX_SCOPE_BUDGET)) {
+      throw new RangeError(`scope budget ${scopeBudget} outside 0..${MAX_SCOPE_BUDGET} scopes`);
+    }
+    this.capacity = capacity | 0;
+    this.scopeBudget = scopeBudget;
+    this.decls = new Declarations();
+    this.frameIndex = new Float64Array(capacity);
+    this.startNs = new Float64Array(capacity);
+    this.durationNs = new Float64Array(capacity);
+    this.overheadNs = new Float64Array(capacity);
+    this.frameMsArr = new Float64Array(capacity);
+    this.scopeCount = new Uint32Array(capacity);
+    this.droppedScopes = new Uint32Array(capacity);
+    this.scopeState = new Uint8Array(capacity);
+    this.scopeViews = new Array(capacity).fill(null);
+    this.columnData = new Map(); // column id -> {values: Float64Array, present: Uint8Array}
+    this.scratch = { values: new Float64Array(0), present: new Uint8Array(0) };
+    this.reset();
+  }
+
+  reset() {
+    this.end = 0; // next seq
+    this.first = 0; // oldest seq held
+    this.totalScopes = 0;
+    this.evictCursor = 0;
+    this.lastScopeSeq = -1;
+    this.version = 0; // bumps on every change (push, clear)
+    this.scopeVersion = 0; // bumps when scopes are evicted or the ring is cleared
+    this.scopeViews.fill(null);
+    this.scopeState.fill(0);
+    for (const c of this.columnData.values()) c.present.fill(0);
+  }
+
+  /** Drops all frames and declarations (a new capture). */
+  clear() {
+    this.decls.clear();
+    this.columnData.clear();
+    this.reset();
+    this.scopeVersion++;
+  }
+
+  get size() { return this.end - this.first; }
+  has(seq) { return seq >= this.first && seq < this.end; }
+  slot(seq) { return seq % this.capacity; }
+
+  /** Parses and appends one frame view (bytes). Returns its seq. Throws FrameViewError on bad bytes. */
+  pushBytes(bytes) { return this.push(parseFrameView(bytes)); }
+
+  /** Appends one parsed frame view (see frame_view.js). Returns its seq. */
+  push(view) {
+    const seq = this.end;
+    const s = seq % this.capacity;
+    if (seq - this.first >= this.capacity) {
+      this.releaseScopes(this.first);
+      this.first++;
+    }
+    this.frameIndex[s] = view.frameIndex;
+    this.startNs[s] = view.startNs;
+    this.durationNs[s] = view.durationNs;
+    this.overheadNs[s] = view.overheadNs;
+    this.scopeCount[s] = view.nScopes;
+    this.droppedScopes[s] = view.droppedScopes;
+    for (const c of this.columnData.values()) c.present[s] = 0;
+    let frameMs = NaN;
+    for (let i = 0; i < view.columnIds.length; i++) {
+      const id = view.columnIds[i];
+      this.decls.ensureColumn(id);
+      const col = this.column(id);
+      col.values[s] = view.values[i];
+      col.present[s] = 1;
+      if (id === this.decls.frameMsColumn) frameMs = view.values[i];
+    }
+    this.frameMsArr[s] = Number.isFinite(frameMs) ? frameMs : view.durationNs / 1e6;
+    this.end = seq + 1;
+
+    this.scopeState[s] = SCOPES_NONE;
+    this.scopeViews[s] = null;
+    if (view.hasScopes) {
+      const n = view.nScopes;
+      if (n > this.scopeBudget) {
+        this.scopeState[s] = SCOPES_EVICTED;
+        this.scopeVersion++;
+      } else {
+        while (this.totalScopes + n > this.scopeBudget && this.evictOldestScopes()) { /* loop */ }
+        this.scopeViews[s] = view;
+        this.scopeState[s] = SCOPES_PRESENT;
+        this.totalScopes += n;
+        this.lastScopeSeq = seq;
+      }
+    }
+    this.version++;
+    return seq;
+  }
+
+  column(id) {
+    let c = this.columnData.get(id);
+    if (!c) {
+      c = { values: new Float64Array(this.capacity), present: new Uint8Array(this.capacity) };
+      this.columnData.set(id, c);
+    }
+    return c;
+  }
+
+  releaseScopes(seq) {
+    const s = seq % this.capacity;
+    if (this.scopeState[s] === SCOPES_PRESENT) {
+      this.totalScopes -= this.scopeCount[s];
+      this.scopeViews[s] = null;
+      this.scopeState[s] = SCOPES_NONE;
+      if (this.lastScopeSeq === seq) this.lastScopeSeq = -1;
+    }
+  }
+
+  evictOldestScopes() {
+    let q = Math.max(this.evictCursor, this.first);
+    for (; q < this.end; q++) {
+      const s = q % this.capacity;
+      if (this.scopeState[s] === SCOPES_PRESENT) {
+        this.totalScopes -= this.scopeCount[s];
+        this.scopeViews[s] = null;
+        this.scopeState[s] = SCOPES_EVICTED;
+        if (this.lastScopeSeq === q) this.lastScopeSeq = -1;
+        this.evictCursor = q + 1;
+        this.scopeVersion++;
+        return true;
+      }
+    }
+    this.evictCursor = q;
+    return false;
+  }
+
+  frameMs(seq) { return this.frameMsArr[seq % this.capacity]; }
+  frameStart(seq) { return this.startNs[seq % this.capacity]; }
+  frameDuration(seq) { return this.durationNs[seq % this.capacity]; }
+  frameOverhead(seq) { return this.overheadNs[seq % this.capacity]; }
+  frameIndexOf(seq) { return this.frameIndex[seq % this.capacity]; }
+  scopes(seq) { return this.has(seq) ? this.scopeViews[seq % this.capacity] : null; }
+  scopesState(seq) { return this.scopeState[seq % this.capacity]; }
+  columnValue(id, seq) {
+    const c = this.columnData.get(id);
+    if (!c || !this.has(seq)) return undefined;
+    const s = seq % this.capacity;
+    return c.present[s] ? c.values[s] : undefined;
+  }
+
+  /**
+   * Values of a ring array for frames [a, b) as a contiguous Float64Array: a subarray of the ring when
+   * the run does not wrap, otherwise a copy into a reused scratch buffer (valid until the next call).
+   */
+  series(ringArray, a, b, scratchKey = 'values') {
+    const n = Math.max(0, b - a);
+    const s0 = a % this.capacity;
+    if (s0 + n <= this.capacity) return ringArray.subarray(s0, s0 + n);
+    let buf = this.scratch[scratchKey];
+    if (!buf || buf.length < n || buf.constructor !== ringArray.constructor) {
+      buf = this.scratch[scratchKey] = new ringArray.constructor(Math.max(n, this.capacity));
+    }
+    const k = this.capacity - s0;
+    buf.set(ringArray.subarray(s0), 0);
+    buf.set(ringArray.subarray(0, n - k), k);
+    return buf.subarray(0, n);
+  }
+
+  frameMsSeries(a, b) { return this.series(this.frameMsArr, a, b, 'frameMs'); }
+  overheadSeries(a, b) { return this.series(this.overheadNs, a, b, 'overhead'); }
+  durationSeries(a, b) { return this.series(this.durationNs, a, b, 'duration'); }
+
+  /** {values, present} of a column for frames [a, b) (views valid until the next call); null if unknown. */
+  columnSeries(id, a, b) {
+    const c = this.columnData.get(id);
+    if (!c) return null;
+    return { values: this.series(c.values, a, b, 'values'), present: this.series(c.present, a, b, 'present') };
+  }
+
+  /** The frame with the largest frame time in [a, b), or -1. */
+  slowestIn(a, b) {
+    a = Math.max(a, this.first); b = Math.min(b, this.end);
+    let best = -1, bestMs = -Infinity;
+    for (let q = a; q < b; q++) {
+      const ms = this.frameMsArr[q % this.capacity];
+      if (ms > bestMs) { bestMs = ms; best = q; }
+    }
+    return best;
+  }
+}

@@ -1,0 +1,78 @@
+// Text measurement cache and label trimming.
+//
+// measureText is the most expensive call in a label pass, and flame labels repeat (the same few hundred
+// site names every frame), so widths are cached per font. The cache is cleared when the font or the
+// devicePixelRatio changes (glyph metrics and hinting can differ between scales) and when it grows past
+// a bound, so it cannot grow without limit while prefixes of many names are measured for trimming.
+
+export const ELLIPSIS = '…';
+
+/**
+ * Longest prefix of `text` that fits `maxWidth` with an ellipsis appended, or `text` itself when it
+ * fits, or '' when not even one character and the ellipsis fit. `measure(s)` returns a width.
+ * Binary search over the prefix length: O(log n) measurements (cached by the caller's measurer).
+ */
+export function trimText(text, maxWidth, measure, ellipsis = ELLIPSIS) {
+  if (!(maxWidth > 0) || text.length === 0) return '';
+  if (measure(text) <= maxWidth) return text;
+  const ell = measure(ellipsis);
+  if (ell > maxWidth) return '';
+  let lo = 0; // prefix length known to fit (with ellipsis)
+  let hi = text.length - 1; // longest prefix length still worth trying
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (measure(text.slice(0, mid)) + ell <= maxWidth) lo = mid;
+    else hi = mid - 1;
+  }
+  if (lo === 0) return '';
+  return text.slice(0, lo).trimEnd() + ellipsis;
+}
+
+/**
+ * A cached text measurer around `rawMeasure(font, text) -> width` (in a browser: canvas measureText).
+ * measurer.width(text, font?) and measurer.trim(text, maxWidth, font?) use `font` or the default font
+ * (setFont). One cache per font; setScale(devicePixelRatio) clears everything when the ratio changes.
+ */
+export function createTextMeasurer(rawMeasure, { maxEntries = 20000, font: initialFont = '' } = {}) {
+  let caches = new Map(); // font -> Map(text -> width)
+  let entries = 0;
+  let defaultFont = initialFont;
+  let scale = 0;
+  let hits = 0;
+  let misses = 0;
+  const width = (text, font = defaultFont) => {
+    let cache = caches.get(font);
+    if (cache === undefined) caches.set(font, (cache = new Map()));
+    let w = cache.get(text);
+    if (w === undefined) {
+      misses++;
+      if (entries >= maxEntries) { caches = new Map([[font, (cache = new Map())]]); entries = 0; }
+      w = rawMeasure(font, text);
+      cache.set(text, w);
+      entries++;
+    } else hits++;
+    return w;
+  };
+  const clear = () => { caches = new Map(); entries = 0; };
+  return {
+    width,
+    trim: (text, maxWidth, font = defaultFont) => trimText(text, maxWidth, (t) => width(t, font)),
+    setFont(f) { defaultFont = f; },
+    setScale(s) { if (s !== scale) { scale = s; clear(); } },
+    clear,
+    get size() { return entries; },
+    get stats() { return { hits, misses, size: entries }; },
+  };
+}
+
+/**
+ * rawMeasure on a 2D context used for nothing but measuring (its own small canvas), so the font set
+ * here is never changed behind the measurer's back and is set only when it differs.
+ */
+export function canvasRawMeasure(ctx) {
+  let current = null;
+  return (font, text) => {
+    if (current !== font) { ctx.font = font; current = font; }
+    return ctx.measureText(text).width;
+  };
+}
