@@ -1,6 +1,8 @@
 #!/bin/sh
 # `make bench`: prints every benchmark's figures (nothing is asserted). Record them in
 # docs/PERFORMANCE.md with the machine, the date and this command.
+#   build/native/bin/bench_*   native benchmark programs
+#   bench/*/*.bench.mjs        node runners (headless Chromium, wasm)
 set -eu
 cd "$(dirname "$0")/.."
 echo "machine: $(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(date -u +%Y-%m-%d)"
@@ -8,4 +10,9 @@ for b in build/native/bin/bench_*; do
     [ -x "$b" ] || continue
     echo "== $(basename "$b")"
     "$b"
+done
+for b in bench/*/*.bench.mjs; do
+    [ -f "$b" ] || continue
+    echo "== $b"
+    node "$b"
 done

@@ -3,7 +3,7 @@
 // (performance.now around panel.draw(): bars, every plot, the flame chart, overlays).
 // Prints median and p95 per scenario; asserts nothing. Target: <= 16 ms per draw.
 //
-//   node bench/web/panel_draw.mjs [--draws 50] [--width 1600] [--height 1000]
+//   node bench/web/panel_draw.bench.mjs [--draws 50] [--width 1600] [--height 1000]
 //
 // "draw" is the draw call as the panel makes it, once per animation frame (the browser presents in
 // between): the JavaScript side, canvas commands recorded. "draw+raster" also reads one pixel back,
