@@ -27,8 +27,14 @@ static uint32_t oldest, count; /* FIFO over slots */
 static size_t write_pos;
 static int consumer_added;
 
-static int ring_frame(void *state, const vor_frame_record *record) {
+static vor_reader_value view_values[VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS];
+static vor_reader_thread_scopes view_threads[VOR_MAX_MAX_THREADS];
+
+static int ring_frame(void *state, const vor_frame_record *rec) {
     (void)state;
+    vor_reader_frame frame;
+    vor_frame_record_view(rec, &frame, view_values, view_threads);
+    const vor_reader_frame *record = &frame;
     vor_mutex_lock(&ring_lock);
     if (arena == NULL) {
         vor_mutex_unlock(&ring_lock);

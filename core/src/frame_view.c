@@ -1,11 +1,15 @@
-/* frame_view.c: encodes a frame record as a frame view, the flat self-contained layout
- * the panel reads (specified in docs/FORMAT.md, "Frame view").
+/* frame_view.c: encodes a frame as a frame view, the flat self-contained layout the
+ * panel reads (specified in docs/FORMAT.md, "Frame view").
  *
  * Unlike a capture record, a view carries absolute values and no declarations (ids are
  * resolved through the column/site/thread queries), so any single view can be read on
  * its own: the in-process ring can drop old ones freely and a reader can start
  * anywhere. Arrays are struct-of-arrays and 8-byte aligned so JavaScript can wrap them
  * in typed arrays without copying.
+ *
+ * One encoder serves both sources: frames decoded from a capture (vor_reader_frame) and
+ * live frame records, which vor_frame_record_view() presents in the same shape (their
+ * scope arrays have the same layout, checked below, so nothing is copied).
  */
 #include <string.h>
 
@@ -15,21 +19,55 @@
 #define VIEW_VERSION 1u
 #define VIEW_HEADER_BYTES 64u
 
+_Static_assert(sizeof(vor_scope_record) == sizeof(vor_reader_scope), "scope layouts must match");
+_Static_assert(offsetof(vor_scope_record, site_id) == offsetof(vor_reader_scope, site_id), "site_id");
+_Static_assert(offsetof(vor_scope_record, depth) == offsetof(vor_reader_scope, depth), "depth");
+_Static_assert(offsetof(vor_scope_record, start_ns) == offsetof(vor_reader_scope, start_ns), "start_ns");
+_Static_assert(offsetof(vor_scope_record, duration_ns) == offsetof(vor_reader_scope, duration_ns), "duration");
+
 static size_t align8(size_t n) {
     return (n + 7u) & ~(size_t)7u;
 }
 
-static uint32_t count_values(const vor_frame_record *r) {
-    uint32_t n = 0;
-    for (uint32_t c = 0; c < r->n_system; c++)
-        if (r->system_present & (1u << c)) n++;
-    return n + r->n_user;
+void vor_frame_record_view(const vor_frame_record *rec, vor_reader_frame *out, vor_reader_value *values,
+                           vor_reader_thread_scopes *threads) {
+    memset(out, 0, sizeof *out);
+    out->index = rec->index;
+    out->start_ns = rec->start_ns;
+    out->duration_ns = rec->duration_ns;
+    out->overhead_ns = rec->overhead_ns;
+    out->dropped_scopes = rec->dropped_scopes;
+    uint32_t k = 0;
+    for (uint32_t c = 0; c < rec->n_system; c++) {
+        if (!(rec->system_present & (1u << c))) continue;
+        vor_column col;
+        double scale = vor_column_read(c, &col) ? col.scale : 1.0;
+        values[k].column_id = c;
+        values[k].value = (double)rec->system_raw[c] * scale;
+        k++;
+    }
+    for (uint32_t u = 0; u < rec->n_user; u++) {
+        values[k].column_id = rec->user[u].column_id;
+        values[k].value = rec->user[u].value;
+        k++;
+    }
+    out->n_values = k;
+    out->values = values;
+    for (uint32_t t = 0; t < rec->n_threads; t++) {
+        threads[t].thread_id = rec->threads[t].thread_id;
+        threads[t].n_scopes = rec->threads[t].n_scopes;
+        threads[t].scopes = (const vor_reader_scope *)rec->threads[t].scopes;
+    }
+    out->n_threads = rec->n_threads;
+    out->threads = threads;
+    out->n_scopes = rec->n_scopes;
+    out->has_flame = rec->n_scopes > 0;
 }
 
-size_t vor_frame_view_size(const vor_frame_record *r, int with_scopes) {
-    size_t n_scopes = with_scopes ? (size_t)r->n_scopes : 0;
-    size_t n_threads = with_scopes ? r->n_threads : 0;
-    size_t size = VIEW_HEADER_BYTES + (size_t)count_values(r) * 16u + n_threads * 8u;
+size_t vor_frame_view_size(const vor_reader_frame *f, int with_scopes) {
+    size_t n_scopes = with_scopes ? (size_t)f->n_scopes : 0;
+    size_t n_threads = with_scopes ? f->n_threads : 0;
+    size_t size = VIEW_HEADER_BYTES + (size_t)f->n_values * 16u + n_threads * 8u;
     size = align8(size);
     size += n_scopes * (8u + 8u + 4u + 4u);
     return size;
@@ -43,42 +81,33 @@ static void put_f64(uint8_t *p, double v) {
     memcpy(p, &v, 8);
 }
 
-void vor_frame_view_encode(const vor_frame_record *r, int with_scopes, uint8_t *out) {
-    size_t size = vor_frame_view_size(r, with_scopes);
-    uint32_t n_values = count_values(r);
-    uint32_t n_threads = with_scopes ? r->n_threads : 0;
-    uint32_t n_scopes = with_scopes ? (uint32_t)r->n_scopes : 0;
+void vor_frame_view_encode(const vor_reader_frame *f, int with_scopes, uint8_t *out) {
+    size_t size = vor_frame_view_size(f, with_scopes);
+    uint32_t n_threads = with_scopes ? f->n_threads : 0;
+    uint32_t n_scopes = with_scopes ? (uint32_t)f->n_scopes : 0;
     memset(out, 0, size);
     put_u32(out + 0, VIEW_MAGIC);
     put_u32(out + 4, VIEW_VERSION);
     put_u32(out + 8, (uint32_t)size);
-    put_u32(out + 12, with_scopes && n_scopes ? 1u : 0u);
-    put_f64(out + 16, (double)r->index);
-    put_f64(out + 24, (double)r->start_ns);
-    put_f64(out + 32, (double)r->duration_ns);
-    put_f64(out + 40, (double)r->overhead_ns);
-    put_u32(out + 48, n_values);
+    put_u32(out + 12, n_scopes ? 1u : 0u);
+    put_f64(out + 16, (double)f->index);
+    put_f64(out + 24, (double)f->start_ns);
+    put_f64(out + 32, (double)f->duration_ns);
+    put_f64(out + 40, (double)f->overhead_ns);
+    put_u32(out + 48, f->n_values);
     put_u32(out + 52, n_threads);
     put_u32(out + 56, n_scopes);
-    put_u32(out + 60, (uint32_t)(r->dropped_scopes > 0xFFFFFFFFu ? 0xFFFFFFFFu : r->dropped_scopes));
+    put_u32(out + 60, (uint32_t)(f->dropped_scopes > 0xFFFFFFFFu ? 0xFFFFFFFFu : f->dropped_scopes));
 
     uint8_t *p = out + VIEW_HEADER_BYTES;
-    for (uint32_t c = 0; c < r->n_system; c++) {
-        if (!(r->system_present & (1u << c))) continue;
-        vor_column col;
-        double scale = vor_column_read(c, &col) ? col.scale : 1.0;
-        put_u32(p, c);
-        put_f64(p + 8, (double)r->system_raw[c] * scale);
-        p += 16;
-    }
-    for (uint32_t u = 0; u < r->n_user; u++) {
-        put_u32(p, r->user[u].column_id);
-        put_f64(p + 8, r->user[u].value);
+    for (uint32_t v = 0; v < f->n_values; v++) {
+        put_u32(p, f->values[v].column_id);
+        put_f64(p + 8, f->values[v].value);
         p += 16;
     }
     for (uint32_t t = 0; t < n_threads; t++) {
-        put_u32(p, r->threads[t].thread_id);
-        put_u32(p + 4, r->threads[t].n_scopes);
+        put_u32(p, f->threads[t].thread_id);
+        put_u32(p + 4, f->threads[t].n_scopes);
         p += 8;
     }
     p = out + align8((size_t)(p - out));
@@ -88,7 +117,7 @@ void vor_frame_view_encode(const vor_frame_record *r, int with_scopes, uint8_t *
     uint8_t *depths = sites + (size_t)n_scopes * 4u;
     size_t k = 0;
     for (uint32_t t = 0; t < n_threads; t++) {
-        const vor_thread_record *tr = &r->threads[t];
+        const vor_reader_thread_scopes *tr = &f->threads[t];
         for (uint32_t i = 0; i < tr->n_scopes; i++, k++) {
             put_f64(starts + k * 8u, (double)tr->scopes[i].start_ns);
             put_f64(durations + k * 8u, (double)tr->scopes[i].duration_ns);

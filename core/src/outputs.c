@@ -5,7 +5,7 @@
  *   VOR_RECORD_FLAME=1        also flame frames (0 or unset: metrics only)
  *   VOR_RECORD_EVERY=N        a flame frame on 1 frame in N (N >= 1)
  *   VOR_RECORD_MAX_FRAMES=N   stop flame frames after N of them (N >= 1); metrics go on
- *   VOR_TRACE=path            write a Chrome Trace Event JSON file
+ *   VOR_TRACE=path            write a Chrome Trace Event JSON file (chrome_trace.c)
  * Each output is optional and independent: a bad value or an unwritable path is reported
  * once, that setting or output alone is ignored, and the program runs on.
  */
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "capture_writer.h"
+#include "chrome_json.h"
 #include "vor_internal.h"
 
 /* Reads a positive integer variable; 0 when unset, or when bad (after a warning). */
@@ -38,7 +39,17 @@ static int flag_env(const char *name) {
     return 0;
 }
 
+/* Finishes the files at a normal exit that did not call vor_shutdown (a no-op after it).
+ * Handlers registered later (C++ statics built afterwards) run before it and can still
+ * record; _exit, abort and crashes skip it, which the file formats tolerate. */
+static void shutdown_at_exit(void) {
+    vor_session_exiting = 1;
+    vor_shutdown();
+}
+
 void vor_outputs_open_from_environment(void) {
+    static int exit_hook_registered;
+    int files = 0;
     vor_frame_ring_begin_session();
 
     const char *record = getenv("VOR_RECORD");
@@ -48,6 +59,14 @@ void vor_outputs_open_from_environment(void) {
         uint64_t every = positive_env("VOR_RECORD_EVERY");
         options.every = every == 0 ? 1 : (every > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)every);
         options.max_flame_frames = positive_env("VOR_RECORD_MAX_FRAMES");
-        vor_capture_open(record, &options);
+        files += vor_capture_open(record, &options);
+    }
+
+    const char *trace = getenv("VOR_TRACE");
+    if (trace && *trace) files += vor_chrome_trace_open(trace);
+
+    if (files && !exit_hook_registered) {
+        exit_hook_registered = 1;
+        atexit(shutdown_at_exit);
     }
 }

@@ -17,6 +17,7 @@ vor_settings vor_settings_now = {
     VOR_DEFAULT_THREAD_BUFFER_SCOPES, VOR_DEFAULT_MAX_THREADS, VOR_DEFAULT_MAX_FRAME_SCOPES, 0, {NULL, NULL},
 };
 vor_session vor_session_now;
+int vor_session_exiting;
 vor_mutex vor_frame_lock = VOR_MUTEX_INIT;
 
 unsigned vor_version_number(void) {
@@ -87,7 +88,7 @@ static void start_session(void) {
 }
 
 void vor_enable(void) {
-    if (vor_internal_is_collecting()) return;
+    if (vor_internal_is_collecting() || vor_session_exiting) return;
     vor_empty_span_ns(); /* calibrate outside the frame lock, once per process */
     vor_mutex_lock(&vor_frame_lock);
     if (!vor_session_now.active)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "platform.h"
+#include "vor/reader.h"
 #include "vor/vor.h"
 
 /* ---- Settings ------------------------------------------------------------------------ */
@@ -250,6 +251,8 @@ typedef struct vor_session {
 } vor_session;
 
 extern VOR_HIDDEN vor_session vor_session_now;
+/* Set once the process is exiting (the atexit hook ran): no new session may start. */
+extern VOR_HIDDEN int vor_session_exiting;
 /* The frame lock: frame assembly, flush and shutdown are serialised by it. */
 extern VOR_HIDDEN vor_mutex vor_frame_lock;
 
@@ -271,9 +274,13 @@ VOR_HIDDEN void vor_frame_stats_add(uint64_t ns);
 
 /* Encodes `record` as a frame view (layout in docs/FORMAT.md) into out (cap bytes);
  * returns the size needed (nothing written if it exceeds cap). */
-VOR_HIDDEN size_t vor_frame_view_size(const vor_frame_record *record, int with_scopes);
-/* Writes exactly vor_frame_view_size(record, with_scopes) bytes to out. */
-VOR_HIDDEN void vor_frame_view_encode(const vor_frame_record *record, int with_scopes, uint8_t *out);
+/* Presents a live frame record as a reader frame (values scaled into `values`, which
+ * needs n_system + n_user entries; thread entries into `threads`; scopes shared). */
+VOR_HIDDEN void vor_frame_record_view(const vor_frame_record *record, vor_reader_frame *out, vor_reader_value *values,
+                                      vor_reader_thread_scopes *threads);
+VOR_HIDDEN size_t vor_frame_view_size(const vor_reader_frame *frame, int with_scopes);
+/* Writes exactly vor_frame_view_size(frame, with_scopes) bytes to out. */
+VOR_HIDDEN void vor_frame_view_encode(const vor_reader_frame *frame, int with_scopes, uint8_t *out);
 VOR_HIDDEN void vor_frame_ring_begin_session(void);
 VOR_HIDDEN void vor_frame_ring_end_session(void);
 

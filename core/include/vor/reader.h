@@ -126,49 +126,49 @@ typedef struct vor_reader_frame {
 /* Opens a capture file for reading. Returns NULL and writes a message naming the path and
  * the problem into `err` if the file cannot be opened. A file too short to hold the
  * header is not an error (it may be a capture being created): vor_reader_next() waits. */
-vor_reader *vor_reader_open(const char *path, char *err, size_t err_capacity);
+VOR_API vor_reader *vor_reader_open(const char *path, char *err, size_t err_capacity);
 
 /* A reader with no file: bytes arrive through vor_reader_feed(). */
-vor_reader *vor_reader_open_memory(void);
+VOR_API vor_reader *vor_reader_open_memory(void);
 
 /* Appends bytes to a memory reader. Returns 1, or 0 if they were not taken: this is not a
  * memory reader, it is in the error state, or more than VOR_READER_MAX_RECORD_BYTES +
  * 1 MiB would be waiting undecoded (read frames, then feed the rest). */
-int vor_reader_feed(vor_reader *r, const void *bytes, size_t n);
+VOR_API int vor_reader_feed(vor_reader *r, const void *bytes, size_t n);
 
 /* Reads the next frame (see the introduction). */
-vor_read_status vor_reader_next(vor_reader *r, vor_reader_frame *frame);
+VOR_API vor_read_status vor_reader_next(vor_reader *r, vor_reader_frame *frame);
 
 /* 1 once the header has been read (columns and info are known), 0 if not yet, -1 error.
  * vor_reader_next() reads the header itself; this lets a caller wait for it. */
-int vor_reader_poll_header(vor_reader *r);
+VOR_API int vor_reader_poll_header(vor_reader *r);
 
 /* The error message (names the file and byte offset), or "" when there is none. */
-const char *vor_reader_error(const vor_reader *r);
+VOR_API const char *vor_reader_error(const vor_reader *r);
 
 /* Header facts; NULL before the header was read. */
-const vor_reader_info *vor_reader_get_info(const vor_reader *r);
+VOR_API const vor_reader_info *vor_reader_get_info(const vor_reader *r);
 
 /* Columns declared so far (system ones from the header, user ones as records declare
  * them). Ids are dense from 0; NULL for an id not declared (yet). */
-uint32_t vor_reader_column_count(const vor_reader *r);
-const vor_reader_column *vor_reader_get_column(const vor_reader *r, uint32_t id);
+VOR_API uint32_t vor_reader_column_count(const vor_reader *r);
+VOR_API const vor_reader_column *vor_reader_get_column(const vor_reader *r, uint32_t id);
 /* Number of system columns (ids 0 .. n-1, declared in the header; column 0 is frame_ms). */
-uint32_t vor_reader_system_column_count(const vor_reader *r);
+VOR_API uint32_t vor_reader_system_column_count(const vor_reader *r);
 
 /* Scope sites and threads declared so far; NULL for an unknown id. */
-uint32_t vor_reader_site_count(const vor_reader *r); /* highest id declared */
-const vor_reader_site *vor_reader_get_site(const vor_reader *r, uint32_t id);
-const vor_reader_thread *vor_reader_get_thread(const vor_reader *r, uint32_t id);
+VOR_API uint32_t vor_reader_site_count(const vor_reader *r); /* highest id declared */
+VOR_API const vor_reader_site *vor_reader_get_site(const vor_reader *r, uint32_t id);
+VOR_API const vor_reader_thread *vor_reader_get_thread(const vor_reader *r, uint32_t id);
 
 /* 1 once the capture's end record was read (the writer finished it properly). */
-int vor_reader_finished(const vor_reader *r);
+VOR_API int vor_reader_finished(const vor_reader *r);
 
 /* Bytes of the input consumed by complete records (and the header). */
-uint64_t vor_reader_offset(const vor_reader *r);
+VOR_API uint64_t vor_reader_offset(const vor_reader *r);
 
 /* Closes the file (if any) and frees everything. NULL is fine. */
-void vor_reader_close(vor_reader *r);
+VOR_API void vor_reader_close(vor_reader *r);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,151 @@
+// check_trace.mjs: loads a Chrome Trace Event JSON file the way trace viewers do, checks
+// it, and prints one line per event for the C tests to compare.
+//
+//   node check_trace.mjs MODE FILE
+//   MODE strict    the file must be complete JSON (what vor_shutdown leaves)
+//        catapult  chrome://tracing's rule for an unfinished JSON array: if the text starts
+//                  with "[", trailing newlines and one trailing comma are removed and "]"
+//                  is appended when missing; then JSON.parse (what a crash leaves)
+//        perfetto  Perfetto's rule: an unfinished array is accepted and an incomplete
+//                  final event is dropped (a write torn by SIGKILL or a full disk)
+//
+// Checks: the first byte is "["; the bytes are valid UTF-8 (fatal decoder); the text
+// parses; every event has a phase; X events have numeric ts/dur (dur >= 0), integer
+// pid/tid and a string name; ts and dur of X and C events are written with exactly three
+// decimals; per (pid, tid) the X events nest (each one inside the enclosing one or after
+// it, never straddling its end); C events carry finite numbers; M events are
+// process_name, thread_name or thread_sort_index.
+//
+// Output lines (strings as hex of their UTF-8 bytes, "-" when empty or absent; times as
+// integer nanoseconds):
+//   X pid tid ts_ns dur_ns name_hex cat_hex file_hex|- line|- args_json
+//   M pid tid what value      (value: hex of args.name, or the sort index)
+//   C pid ts_ns name_hex series_hex value
+// Exit status 0 when every check passes, 1 with a message on stderr otherwise.
+import { readFileSync } from 'node:fs';
+
+function fail(message) {
+  process.stderr.write(`check_trace: ${message}\n`);
+  process.exit(1);
+}
+
+const [mode, file] = process.argv.slice(2);
+if (!['strict', 'catapult', 'perfetto'].includes(mode) || !file) fail('usage: check_trace.mjs strict|catapult|perfetto FILE');
+
+const bytes = readFileSync(file);
+if (bytes.length === 0 || bytes[0] !== 0x5b) fail('the first byte is not "["');
+let text;
+try {
+  text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+} catch (e) {
+  fail(`not valid UTF-8: ${e.message}`);
+}
+
+function catapultFixup(t) {
+  // The trace viewer's own repair of an unfinished array format.
+  t = t.replace(/[\r|\n]*$/, '').replace(/\s*,\s*$/, '');
+  if (t[t.length - 1] !== ']') t += ']';
+  return t;
+}
+
+function perfettoFixup(t) {
+  // Keep the complete events: each event is one line; an incomplete last line is dropped.
+  let trimmed = t.replace(/\s+$/, '');
+  if (trimmed.endsWith(']')) return trimmed;
+  const lines = trimmed.split('\n');
+  while (lines.length > 1) {
+    const last = lines[lines.length - 1].replace(/,$/, '');
+    try {
+      JSON.parse(last);
+      break;
+    } catch {
+      lines.pop();
+    }
+  }
+  return catapultFixup(lines.join('\n'));
+}
+
+let events;
+const source = mode === 'strict' ? text : mode === 'catapult' ? catapultFixup(text) : perfettoFixup(text);
+try {
+  events = JSON.parse(source);
+} catch (e) {
+  fail(`does not parse (${mode}): ${e.message}`);
+}
+if (!Array.isArray(events)) fail('the top level is not an array');
+
+// Raw number text of X and C events: exactly three decimals.
+for (const line of source.split('\n')) {
+  if (!line.startsWith('{"ph":"X"') && !line.startsWith('{"ph":"C"')) continue;
+  for (const m of line.matchAll(/"(ts|dur)":([^,}]*)/g)) {
+    if (!/^-?\d+\.\d{3}$/.test(m[2])) fail(`"${m[1]}":${m[2]} is not microseconds with three decimals: ${line}`);
+  }
+}
+
+const hex = (s) => (s === '' ? '-' : Buffer.from(s, 'utf8').toString('hex'));
+const ns = (us) => Math.round(us * 1000);
+const isInt = (v) => Number.isInteger(v) && v >= 0;
+const out = [];
+const slicesByThread = new Map();
+
+events.forEach((e, i) => {
+  const where = `event ${i} ${JSON.stringify(e).slice(0, 200)}`;
+  if (typeof e !== 'object' || e === null || typeof e.ph !== 'string') fail(`${where}: no phase`);
+  if (e.ph === 'X') {
+    if (typeof e.ts !== 'number' || typeof e.dur !== 'number' || e.dur < 0) fail(`${where}: bad ts/dur`);
+    if (!isInt(e.pid) || !isInt(e.tid)) fail(`${where}: bad pid/tid`);
+    if (typeof e.name !== 'string') fail(`${where}: no name`);
+    const args = e.args || {};
+    const file = typeof args.file === 'string' ? hex(args.file) : '-';
+    const line = args.line === undefined ? '-' : String(args.line);
+    const rest = { ...args };
+    delete rest.file;
+    delete rest.line;
+    out.push(`X ${e.pid} ${e.tid} ${ns(e.ts)} ${ns(e.dur)} ${hex(e.name)} ${hex(e.cat ?? '')} ${file} ${line} ${JSON.stringify(rest)}`);
+    const key = `${e.pid}/${e.tid}`;
+    if (!slicesByThread.has(key)) slicesByThread.set(key, []);
+    slicesByThread.get(key).push({ start: ns(e.ts), end: ns(e.ts) + ns(e.dur), name: e.name });
+  } else if (e.ph === 'M') {
+    if (!isInt(e.pid) || !isInt(e.tid) || typeof e.args !== 'object') fail(`${where}: bad metadata event`);
+    if (e.name === 'process_name' || e.name === 'thread_name') {
+      if (typeof e.args.name !== 'string') fail(`${where}: no args.name`);
+      out.push(`M ${e.pid} ${e.tid} ${e.name} ${hex(e.args.name)}`);
+    } else if (e.name === 'thread_sort_index') {
+      if (!Number.isInteger(e.args.sort_index)) fail(`${where}: no args.sort_index`);
+      out.push(`M ${e.pid} ${e.tid} ${e.name} ${e.args.sort_index}`);
+    } else {
+      fail(`${where}: unknown metadata`);
+    }
+  } else if (e.ph === 'C') {
+    if (typeof e.ts !== 'number' || !isInt(e.pid) || typeof e.name !== 'string') fail(`${where}: bad counter`);
+    const series = Object.keys(e.args || {});
+    if (series.length === 0) fail(`${where}: counter without a value`);
+    for (const s of series) {
+      if (typeof e.args[s] !== 'number' || !Number.isFinite(e.args[s])) fail(`${where}: non-numeric value`);
+      out.push(`C ${e.pid} ${ns(e.ts)} ${hex(e.name)} ${hex(s)} ${JSON.stringify(e.args[s])}`);
+    }
+  } else {
+    fail(`${where}: unexpected phase ${e.ph}`);
+  }
+});
+
+// Nesting: sorted by start (longer first on ties), each slice lies inside the innermost
+// open one or starts at or after its end, never straddling it.
+for (const [key, slices] of slicesByThread) {
+  slices.sort((a, b) => a.start - b.start || b.end - a.end);
+  const open = [];
+  for (const s of slices) {
+    while (open.length) {
+      const top = open[open.length - 1];
+      if (s.end <= top.end) break; // inside (starts are sorted)
+      if (s.start >= top.end) {
+        open.pop();
+        continue;
+      }
+      fail(`thread ${key}: "${s.name}" [${s.start}, ${s.end}] straddles the end of "${top.name}" [${top.start}, ${top.end}]`);
+    }
+    open.push(s);
+  }
+}
+
+process.stdout.write(out.join('\n') + (out.length ? '\n' : ''));
