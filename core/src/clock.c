@@ -27,6 +27,13 @@ int vor_clock_source_now = VOR_CLOCK_SOURCE_MONOTONIC;
 
 static uint64_t (*fake_clock_fn)(void *);
 static void *fake_clock_user;
+static uint64_t (*fake_ticks_fn)(void *); /* tests: a counter with its own rate, like rdtsc */
+
+/* Whether ticks are a counter that anchors must map (rather than nanoseconds already). */
+static int ticks_are_counter(void) {
+    int source = vor_atomic_load_relaxed(&vor_clock_source_now);
+    return source == VOR_CLOCK_SOURCE_TSC || (source == VOR_CLOCK_SOURCE_FAKE && fake_ticks_fn != NULL);
+}
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 
 uint64_t vor_clock_ns(void) {
@@ -42,6 +49,8 @@ uint64_t vor_clock_ns(void) {
 }
 
 uint64_t vor_clock_ticks_slow(void) {
+    if (VOR_UNLIKELY(fake_ticks_fn != NULL) && vor_clock_source_now == VOR_CLOCK_SOURCE_FAKE)
+        return fake_ticks_fn(fake_clock_user);
     return vor_clock_ns();
 }
 
@@ -83,7 +92,7 @@ void vor_clock_init(void) {
 
 vor_clock_anchor vor_clock_anchor_now(void) {
     vor_clock_anchor a;
-    if (vor_clock_source_now != VOR_CLOCK_SOURCE_TSC) {
+    if (!ticks_are_counter()) {
         a.ns = vor_clock_ns();
         a.tick = a.ns;
         return a;
@@ -100,7 +109,7 @@ vor_clock_map vor_clock_map_between(vor_clock_anchor from, vor_clock_anchor to, 
     vor_clock_map m;
     m.base_tick = from.tick;
     m.base_ns = (int64_t)from.ns;
-    if (vor_clock_source_now != VOR_CLOCK_SOURCE_TSC) {
+    if (!ticks_are_counter()) {
         m.ns_per_tick = 1.0;
     } else if (to.tick > from.tick + 10000 && to.ns > from.ns) {
         m.ns_per_tick = (double)(to.ns - from.ns) / (double)(to.tick - from.tick);
@@ -111,8 +120,14 @@ vor_clock_map vor_clock_map_between(vor_clock_anchor from, vor_clock_anchor to, 
     return m;
 }
 
+void vor_testing_set_clock_with_ticks(uint64_t (*now_ns)(void *user), uint64_t (*ticks)(void *user), void *user) {
+    vor_testing_set_clock(now_ns, user);
+    fake_ticks_fn = now_ns ? ticks : NULL;
+}
+
 void vor_testing_set_clock(uint64_t (*now_ns)(void *user), void *user) {
     vor_clock_init();
+    fake_ticks_fn = NULL;
     if (now_ns) {
         fake_clock_fn = now_ns;
         fake_clock_user = user;

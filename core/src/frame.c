@@ -41,6 +41,47 @@ typedef struct frame_assembly {
 } frame_assembly;
 
 static frame_assembly fa;
+
+/* Anchors of recent frames, so that a scope which began frames ago has its start mapped
+ * with the anchors of the frame it began in: the same map that its children, recorded in
+ * that frame, were given. Older than the history: the session's long-run rate. */
+#define ANCHOR_HISTORY 1024u
+static vor_clock_anchor anchor_history[ANCHOR_HISTORY];
+static uint32_t anchor_count; /* anchors stored, at most ANCHOR_HISTORY */
+static uint32_t anchor_next;  /* where the next one goes */
+
+static void remember_anchor(vor_clock_anchor a) {
+    anchor_history[anchor_next] = a;
+    anchor_next = (anchor_next + 1) % ANCHOR_HISTORY;
+    if (anchor_count < ANCHOR_HISTORY) anchor_count++;
+}
+
+/* The i-th remembered anchor, oldest first. */
+static vor_clock_anchor anchor_at(uint32_t i) {
+    return anchor_history[(anchor_next + ANCHOR_HISTORY - anchor_count + i) % ANCHOR_HISTORY];
+}
+
+/* Maps a tick earlier than the current frame's opening anchor. */
+static int64_t map_earlier_tick(uint64_t tick) {
+    if (anchor_count >= 2) {
+        /* Binary search for the last anchor at or before the tick. */
+        uint32_t lo = 0, hi = anchor_count - 1;
+        if ((int64_t)(tick - anchor_at(0).tick) >= 0) {
+            while (lo + 1 < hi) {
+                uint32_t mid = (lo + hi) / 2;
+                if ((int64_t)(tick - anchor_at(mid).tick) >= 0)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            vor_clock_map m = vor_clock_map_between(anchor_at(lo), anchor_at(lo + 1), fa.session_ns_per_tick);
+            return vor_clock_map_ns(&m, tick);
+        }
+    }
+    vor_clock_anchor oldest = anchor_count ? anchor_at(0) : fa.opened;
+    vor_clock_map m = {oldest.tick, (int64_t)oldest.ns, fa.session_ns_per_tick > 0 ? fa.session_ns_per_tick : 1.0};
+    return vor_clock_map_ns(&m, tick);
+}
 static VOR_TLS char frame_thread_marker;
 
 /* Makes room for one more scope record; 0 when the cap is reached or memory is short. */
@@ -68,6 +109,8 @@ int vor_frames_begin_session(void) {
     fa.session_ns_per_tick = 0;
     fa.n_system = vor_columns_begin_session();
     fa.empty_span_ns = vor_empty_span_ns_locked();
+    anchor_count = anchor_next = 0;
+    remember_anchor(fa.opened);
     return 1;
 }
 
@@ -87,6 +130,7 @@ void vor_frames_end_session(void) {
 void vor_frames_restart(void) {
     vor_clock_anchor now = vor_clock_anchor_now();
     fa.opened = now;
+    remember_anchor(now);
     fa.discard_before_tick = now.tick;
     fa.last_mark_cost_ns = 0;
     vor_system_begin_session();
@@ -117,7 +161,8 @@ static uint32_t drain_thread(vor_thread *t, const vor_clock_map *map, uint32_t n
             (*dropped)++;
             continue;
         }
-        int64_t start = vor_clock_map_ns(map, e->start);
+        int64_t start = (int64_t)(e->start - map->base_tick) < 0 ? map_earlier_tick(e->start)
+                                                                 : vor_clock_map_ns(map, e->start);
         int64_t end = vor_clock_map_ns(map, e->end);
         vor_scope_record *r = &fa.scopes[n_scopes++];
         r->site_id = id;
@@ -227,6 +272,7 @@ void vor_frame_mark(void) {
     fa.scopes_dropped += dropped;
     fa.index++;
     fa.opened = now;
+    remember_anchor(now);
 
     uint64_t left = vor_clock_ticks();
     fa.last_mark_cost_ns = vor_clock_map_ns(&map, left) - vor_clock_map_ns(&map, entered);

@@ -27,13 +27,22 @@ static const vor_system_column_def wasm_columns[COL_COUNT] = {
     {"io_ms", "ms", 1e-3, 0},    {"io_MB", "MB", 1e-6, 0},
 };
 
-/* Bytes of JS heap in use, or -1 where the environment does not say. */
+/* Bytes of JS heap in use, or -1 where the environment does not say. Sampled at most every
+ * 50 ms and cached in between: node's process.memoryUsage() costs tens of microseconds (it
+ * also measures RSS), and Chromium refreshes performance.memory only that often anyway. */
 EM_JS(double, vor_js_heap_used_bytes, (void), {
+    var cache = Module['vorHeapSample'] || (Module['vorHeapSample'] = { at: -1e9, bytes: -1 });
+    var now = (typeof performance !== 'undefined') ? performance.now() : Date.now();
+    if (now - cache.at < 50) return cache.bytes;
+    cache.at = now;
     if (typeof performance !== 'undefined' && performance.memory &&
         typeof performance.memory.usedJSHeapSize === 'number')
-        return performance.memory.usedJSHeapSize;
-    if (typeof process !== 'undefined' && process.memoryUsage) return process.memoryUsage().heapUsed;
-    return -1;
+        cache.bytes = performance.memory.usedJSHeapSize;
+    else if (typeof process !== 'undefined' && process.memoryUsage)
+        cache.bytes = process.memoryUsage().heapUsed;
+    else
+        cache.bytes = -1;
+    return cache.bytes;
 });
 
 const vor_system_column_def *vor_system_columns(uint32_t *count) {

@@ -8,4 +8,8 @@
  * Call it with no session running. */
 void vor_testing_set_clock(uint64_t (*now_ns)(void *user), void *user);
 
+/* The same with a separate tick counter (as rdtsc is): scopes are timed in `ticks` and
+ * mapped to ns through anchors, exercising the interpolation. */
+void vor_testing_set_clock_with_ticks(uint64_t (*now_ns)(void *user), uint64_t (*ticks)(void *user), void *user);
+
 #endif

@@ -199,7 +199,8 @@ typedef struct vor_site {
     uint32_t id;          /* assigned by vor; leave it 0 */
 } vor_site;
 
-/* Initialiser for a vor_site in the current function. */
+/* Initialiser for a static vor_site inside a function (it records __func__). At file
+ * scope write the fields: {"name", NULL, __FILE__, __LINE__, 0}. */
 #define VOR_SITE_INIT(name_literal) {(name_literal), __func__, __FILE__, (uint32_t)__LINE__, 0u}
 
 /* Opens a scope at `site` on the calling thread. Returns 1 if the scope is recorded,
