@@ -1,0 +1,461 @@
+/* cli.h: the private declarations shared by the files of the `vor` command.
+ *
+ * The command is a thin dispatcher (main.c) over one file per subcommand (cmd_*.c) and a
+ * few pieces that each do one job and are unit-tested on their own (tests/cli/):
+ *
+ *   args.c          options before or after file names, `--`, --opt=value, -oVALUE
+ *   report.c        "vor <cmd>: <file>: <problem>" on stderr, exit statuses
+ *   output.c        -o OUT or stdout, write errors checked (exit 1), partial files removed
+ *   progress.c      "frames / percent" on stderr when it is a terminal, at most 10 per second
+ *   capture_input.c opening a capture and reading its frames with messages that name the file
+ *   quantile.c      p95 of a stream of doubles in bounded memory (exact, then a histogram)
+ *   metric_stats.c  per-column count / min / mean / p95 / max, non-finite values counted
+ *   name_table.c    interned strings (scope and thread names) -> dense ids
+ *   stack_trie.c    the hash of name paths: one node per distinct stack, bounded
+ *   scope_tree.c    end-order scopes with depths -> parent/child relations and self times
+ *   scope_order.c   end order -> begin order (parents first) within one frame
+ *   frame_scopes.c  feeds a reader frame's scopes to a scope_tree (site and thread names)
+ *   folded.c        writes a stack_trie as folded stacks `a;b;c value`
+ *   csv.c, json_writer.c, numfmt.c   text formats
+ *
+ * Everything streams: a capture can be many GB, so no command holds more than one frame of
+ * it at a time; what accumulates (metric statistics, stacks, names) is bounded by the
+ * constants below or by the reader's own limits (vor/reader.h).
+ *
+ * Nothing here calls exit() or abort(): functions return, commands return an exit status
+ * to main(). Exit statuses: 0 success, 1 an I/O error writing output, 2 bad usage or bad
+ * input (unknown option, missing file, not a capture, corrupt capture).
+ */
+#ifndef VOR_CLI_H
+#define VOR_CLI_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vor/reader.h"
+
+/* ---- Exit statuses ------------------------------------------------------------------ */
+
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_IO = 1,   /* writing output failed (disk full, unwritable -o path, closed pipe) */
+    CLI_EXIT_USAGE = 2 /* bad command line or bad input file */
+};
+
+/* ---- Commands (main.c) ---------------------------------------------------------------- */
+
+/* A subcommand: argv[0] is the command's name, argv[1..] its arguments. Returns the exit
+ * status. */
+typedef int (*cli_command_fn)(int argc, char **argv);
+
+int cmd_summary(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_tail(int argc, char **argv);
+
+extern const char cmd_summary_help[];
+extern const char cmd_export_help[];
+extern const char cmd_tail_help[];
+
+/* Over the other native libraries: cmd_flamegraph.c (native/flamegraph), cmd_diff.c
+ * (diff_stats.c, and native/flamegraph for --svg), cmd_serve.c (native/server). */
+int cmd_flamegraph(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+
+/* ---- Error reporting (report.c) -------------------------------------------------------- */
+
+/* Prints "vor <cmd>: <subject>: <message>\n" on stderr; without subject when it is NULL.
+ * Returns `status` so that commands can write `return cli_fail(...)`. */
+int cli_fail(int status, const char *cmd, const char *subject, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Same, for a usage error: adds "; see 'vor <cmd> --help'" and returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* A note on stderr in the same shape ("vor <cmd>: <subject>: <message>"), no status. */
+void cli_note(const char *cmd, const char *subject, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* A reader message without a leading "<path>: " (the caller names the file itself). */
+const char *cli_strip_path_prefix(const char *message, const char *path);
+
+/* ---- Argument parsing (args.c) -------------------------------------------------------- */
+
+#define CLI_MAX_OPTIONS 32    /* option ids are 0 .. CLI_MAX_OPTIONS-1 */
+#define CLI_MAX_POSITIONAL 16 /* file names on one command line */
+
+typedef struct cli_option {
+    const char *long_name; /* without the dashes: "format" for --format */
+    char short_name;       /* 'o' for -o, 0 for none */
+    int takes_value;       /* 1: --format csv, --format=csv, -o out, -oout */
+    int id;                /* index into cli_args.values */
+} cli_option;
+
+typedef struct cli_args {
+    const char *values[CLI_MAX_OPTIONS]; /* the last value given; "" for a flag; NULL if absent */
+    int positional_count;
+    const char *positional[CLI_MAX_POSITIONAL];
+    char error[256]; /* the problem, when cli_parse_args fails */
+} cli_args;
+
+/* Parses argv[0..argc) (the arguments after the command name) against `options`. Options
+ * may come before or after positional arguments; "--" makes everything after it
+ * positional; "-" alone is positional. Returns 0, or -1 with a message in out->error
+ * (unknown option, missing value, value given to a flag, too many arguments). */
+int cli_parse_args(int argc, char **argv, const cli_option *options, size_t n_options, cli_args *out);
+
+/* Parses a decimal integer in [min, max]; returns 0 or -1 (not a number, out of range). */
+int cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
+
+/* ---- Output (output.c) ------------------------------------------------------------------ */
+
+typedef struct cli_output {
+    FILE *f;
+    const char *path; /* NULL for stdout */
+    const char *cmd;
+    char *buffer;     /* stdio buffer of a file output */
+    int removable;    /* a regular file: removed when the command fails */
+} cli_output;
+
+/* Opens `path` for writing, or stdout when path is NULL or "-". Reports a failure (naming
+ * the path) and returns CLI_EXIT_IO; 0 on success. */
+int cli_output_open(cli_output *o, const char *cmd, const char *path);
+
+/* Flushes and closes. With `discard` (the command failed) a file output is removed.
+ * Returns `status` unchanged if it is not 0; otherwise 0, or CLI_EXIT_IO after reporting
+ * a write error (naming the path or "stdout"). */
+int cli_output_close(cli_output *o, int status, int discard);
+
+/* The name used in messages: the path or "stdout". */
+const char *cli_output_name(const cli_output *o);
+
+/* ---- Progress on stderr (progress.c) ----------------------------------------------------- */
+
+typedef struct cli_progress {
+    int enabled;
+    const char *cmd, *subject;
+    const char *phase; /* shown before the count when not NULL, e.g. "pass 1 of 2" */
+    uint64_t total_bytes;
+    uint64_t last_ms;  /* monotonic ms of the last update printed */
+    uint32_t calls;    /* updates since the clock was last read */
+    int shown;         /* a line is on screen */
+} cli_progress;
+
+/* Enabled only when `want` and stderr is a terminal. */
+void cli_progress_init(cli_progress *p, const char *cmd, const char *subject, uint64_t total_bytes, int want);
+/* Cheap to call every frame: reads the clock once per 256 calls, prints at most 10 times
+ * per second. */
+void cli_progress_update(cli_progress *p, uint64_t frames, uint64_t bytes_done);
+/* Erases the progress line, if any. */
+void cli_progress_done(cli_progress *p);
+
+/* ---- Capture input (capture_input.c) ----------------------------------------------------- */
+
+typedef struct cli_capture {
+    vor_reader *reader;
+    const char *path;
+    const char *cmd;
+    uint64_t file_size; /* at open */
+    uint64_t frames;    /* frames read so far */
+} cli_capture;
+
+/* Opens a finished (or growing) capture and reads its header. On failure prints the
+ * message (missing file, not a capture, no header yet) and returns CLI_EXIT_USAGE. */
+int cli_capture_open(cli_capture *c, const char *cmd, const char *path);
+/* Next frame: 1 with *frame filled, 0 at the end of what is there now (a torn last record
+ * included), or -1 after printing the reader's error (the status is CLI_EXIT_USAGE). */
+int cli_capture_next(cli_capture *c, vor_reader_frame *frame);
+void cli_capture_close(cli_capture *c);
+
+/* ---- Quantiles of a stream of doubles (quantile.c) ---------------------------------------- */
+
+/* Exact while a stream holds at most QUANTILE_EXACT_MAX values (and the shared budget
+ * allows): the values are kept and sorted, percentiles are nearest-rank. Beyond that, a
+ * log-linear histogram of the doubles' bits: 128 sub-buckets per power of two, each
+ * value's bucket reported by its midpoint, so a percentile is within 1/256 (0.4%,
+ * relative) of the exact nearest-rank value; min and max stay exact and bound the answer.
+ * Histogram memory: 1 KiB per power of two (per sign) the values span, at most
+ * 2 x 2048 pages. */
+#define QUANTILE_EXACT_MAX 65536u
+#define QUANTILE_SUB_BUCKETS 128u
+
+typedef struct quantile_page quantile_page;
+
+typedef struct quantile {
+    uint64_t count;
+    double min, max;
+    double *exact;        /* while exact: the values (sorted when `sorted`) */
+    uint32_t n_exact, cap_exact, exact_max;
+    int sorted;
+    int histogram;        /* 1 once switched */
+    quantile_page **pages; /* sorted by key */
+    quantile_page *last_page; /* the page of the previous value */
+    uint32_t n_pages, cap_pages;
+    uint64_t *budget;     /* shared count of exact values still allowed; NULL = none */
+} quantile;
+
+/* `exact_max` 0 means QUANTILE_EXACT_MAX; `budget` may be NULL. */
+void quantile_init(quantile *q, uint32_t exact_max, uint64_t *budget);
+/* Adds a finite value (callers skip NaN and infinities). Returns 0, or -1 when out of
+ * memory (the value is then not counted). */
+int quantile_add(quantile *q, double v);
+/* The nearest-rank percentile p (0..100]; NaN when empty. */
+double quantile_get(quantile *q, double p);
+int quantile_is_exact(const quantile *q);
+void quantile_free(quantile *q);
+
+/* ---- Metric statistics (metric_stats.c) --------------------------------------------------- */
+
+typedef struct metric_stat {
+    uint64_t frames;    /* frames that have a finite value */
+    uint64_t nonfinite; /* NaN and infinities skipped */
+    double min, max;
+    double sum, sum_compensation; /* Neumaier summation */
+    quantile q;
+} metric_stat;
+
+typedef struct metric_stats {
+    metric_stat *columns; /* indexed by column id */
+    uint32_t n_columns;
+    uint64_t exact_budget; /* shared by the quantiles */
+} metric_stats;
+
+void metric_stats_init(metric_stats *s);
+/* Adds one value of column `id` (< VOR_READER_MAX_COLUMNS). Returns 0 or -1 (out of memory). */
+int metric_stats_add(metric_stats *s, uint32_t id, double value);
+/* NULL when the column never had a value. */
+const metric_stat *metric_stats_get(const metric_stats *s, uint32_t id);
+double metric_stat_mean(const metric_stat *m);
+double metric_stat_p95(metric_stat *m);
+void metric_stats_free(metric_stats *s);
+
+/* ---- Interned names (name_table.c) ------------------------------------------------------- */
+
+#define NAME_NONE UINT32_MAX
+
+typedef struct name_table name_table;
+
+name_table *name_table_create(void);
+void name_table_destroy(name_table *t);
+/* The id of `name` (added if new); NAME_NONE when out of memory or full. */
+uint32_t name_table_intern(name_table *t, const char *name);
+const char *name_table_get(const name_table *t, uint32_t id);
+uint32_t name_table_count(const name_table *t);
+
+/* ---- Stack trie: the hash of name paths (stack_trie.c) -------------------------------------- */
+
+/* Nodes are (parent, name) pairs found through one hash table; node 0 is the root. A
+ * "group" is a detached node: a parent for children whose own parent is not known yet
+ * (scope_tree.c). Every node, groups included, counts against max_nodes. */
+#define STACK_TRIE_NONE UINT32_MAX
+#define STACK_TRIE_DEFAULT_MAX_NODES (1u << 20) /* ~32 MiB at the cap */
+#define STACK_TRIE_LIMIT_MAX_NODES (1u << 26)
+
+typedef struct stack_trie stack_trie;
+
+typedef struct stack_trie_stats {
+    uint32_t nodes;        /* live nodes, root and groups included */
+    uint32_t max_nodes;
+    uint64_t refused;      /* creations refused at the cap */
+} stack_trie_stats;
+
+/* max_nodes 0 = STACK_TRIE_DEFAULT_MAX_NODES (clamped to STACK_TRIE_LIMIT_MAX_NODES). */
+stack_trie *stack_trie_create(uint32_t max_nodes);
+void stack_trie_destroy(stack_trie *t);
+/* The child of `parent` named `name`, created if absent; STACK_TRIE_NONE when the cap is
+ * reached or memory runs out (counted in `refused`). */
+uint32_t stack_trie_child(stack_trie *t, uint32_t parent, uint32_t name);
+/* A new detached group node; STACK_TRIE_NONE at the cap. */
+uint32_t stack_trie_group(stack_trie *t);
+void stack_trie_add_self(stack_trie *t, uint32_t node, uint64_t ns);
+/* Moves every child of `group` under `parent`, merging with children of the same name
+ * (values add up, recursively), then frees the group. Its own self value goes to
+ * `parent`. Never allocates. */
+void stack_trie_adopt(stack_trie *t, uint32_t group, uint32_t parent);
+/* Frees `node`'s whole subtree (node included, unlinked from its parent) and returns the
+ * sum of its self values. */
+uint64_t stack_trie_collapse(stack_trie *t, uint32_t node);
+stack_trie_stats stack_trie_get_stats(const stack_trie *t);
+
+/* Read access for writers (folded.c). */
+uint32_t stack_trie_name(const stack_trie *t, uint32_t node);
+uint64_t stack_trie_self(const stack_trie *t, uint32_t node);
+uint32_t stack_trie_first_child(const stack_trie *t, uint32_t node);
+uint32_t stack_trie_next_sibling(const stack_trie *t, uint32_t node);
+
+/* ---- Scope tree: end-order scopes -> self times and stacks (scope_tree.c) -------------------- */
+
+#define SCOPE_TREE_MAX_DEPTH 4096u /* deeper scopes are ignored and counted */
+
+typedef struct scope_tree scope_tree;
+
+typedef struct scope_tree_scope {
+    uint32_t name;        /* a name id */
+    uint32_t depth;       /* 0 = outermost */
+    int64_t duration_ns;
+} scope_tree_scope;
+
+typedef struct scope_tree_stats {
+    uint64_t scopes;         /* scopes accepted */
+    uint64_t too_deep;       /* ignored: depth >= SCOPE_TREE_MAX_DEPTH */
+    uint64_t skipped_level;  /* children found more than one level below their parent */
+    uint64_t negative_self;  /* children longer than their parent: self time taken as 0 */
+    uint64_t unfinished;     /* scopes whose parent never ended (counted by scope_tree_finish) */
+    uint64_t out_of_memory;
+} scope_tree_stats;
+
+/* `trie` may be NULL: only self times are computed. Otherwise every scope becomes a node
+ * of the trie at its name path: root / thread name / outer / ... / name. */
+scope_tree *scope_tree_create(stack_trie *trie);
+void scope_tree_destroy(scope_tree *t);
+
+/* Feeds one scope of thread `thread` (scopes of one thread come in end order, frame after
+ * frame: children before their parent, even across frames). `root_name` names the
+ * thread's root node in the trie, taken the first time the thread is seen; NAME_NONE puts
+ * the thread's scopes directly under the trie's root. Writes the scope's self time
+ * (duration minus its direct children's durations, at least 0) to *self_ns. Returns 0, or
+ * -1 if the scope was ignored (too deep, out of memory; counted). */
+int scope_tree_add(scope_tree *t, uint32_t thread, uint32_t root_name, const scope_tree_scope *s, int64_t *self_ns);
+
+/* Ends the input: scopes whose parent never ended (still open when the capture stopped)
+ * are put directly under their thread's root. Call once, before reading the trie. */
+void scope_tree_finish(scope_tree *t);
+scope_tree_stats scope_tree_get_stats(const scope_tree *t);
+
+/* ---- End order to begin order (scope_order.c) ----------------------------------------------- */
+
+#define SCOPE_ORDER_END UINT32_MAX
+
+typedef struct scope_order_entry {
+    uint32_t head, tail, depth;
+} scope_order_entry;
+
+/* Links the scopes of one thread of one frame, given in end order (children before their
+ * parent), into pre-order (a parent before its children, siblings in time order) through
+ * next[]; returns the first index, SCOPE_ORDER_END when n is 0; next[last] is
+ * SCOPE_ORDER_END. `next` and `stack` hold n entries each. Linear time, no allocation.
+ * Scopes whose parent is not in the list (it ends in a later frame, or was dropped) come
+ * out as top-level runs in their place. This is the order of Chrome trace X events and
+ * what flame graph builders that take scopes in begin order expect. */
+uint32_t scope_preorder(const vor_reader_scope *scopes, uint32_t n, uint32_t *next, scope_order_entry *stack);
+
+/* ---- Feeding reader frames (frame_scopes.c) ----------------------------------------------------- */
+
+typedef struct scope_name_stat {
+    uint64_t calls;
+    int64_t total_ns; /* inclusive: a recursive scope counts each nested call */
+    int64_t self_ns;
+} scope_name_stat;
+
+typedef struct frame_scopes {
+    scope_tree *tree;
+    name_table *names;
+    int thread_roots;         /* 1: the thread name is the root frame of each stack */
+    uint32_t *site_names;     /* site id -> name id (NAME_NONE = not looked up yet) */
+    uint32_t n_site_names;
+    uint32_t *thread_names;   /* thread id -> name id */
+    uint32_t n_thread_names;
+    scope_name_stat *by_name; /* name id -> totals; NULL unless per-name totals are kept */
+    uint32_t n_by_name;
+    int keep_by_name;
+} frame_scopes;
+
+/* `trie` may be NULL (self times and per-name totals only). Returns 0 or -1 (no memory). */
+int frame_scopes_init(frame_scopes *fs, stack_trie *trie, int thread_roots, int keep_by_name);
+/* Feeds every scope of `frame`. Returns 0, or -1 when out of memory. */
+int frame_scopes_add(frame_scopes *fs, const vor_reader *r, const vor_reader_frame *frame);
+void frame_scopes_free(frame_scopes *fs);
+
+/* ---- Folded stacks (folded.c) ------------------------------------------------------------------ */
+
+/* Writes one line per trie node with self time: the names from the root's child down,
+ * joined by ';', a space, the self value. Children are visited in name order. ';' in a
+ * name is written as ':' and line breaks as spaces, so the output reads back. The root's
+ * own value (time of stacks refused at the cap with no kept ancestor) is written as
+ * "[truncated]". Returns 0, or -1 when out of memory (write errors show in ferror). */
+int folded_write(const stack_trie *trie, const name_table *names, FILE *out);
+
+/* ---- Summary (cmd_summary.c collects, summary_print.c prints) --------------------------------- */
+
+typedef struct summary {
+    const char *path;
+    const vor_reader *reader;   /* open while printing: columns and header facts */
+    uint64_t frames, flame_frames, scopes, dropped_scopes;
+    uint64_t first_index, last_index;
+    int64_t first_start_ns, last_end_ns;
+    int64_t overhead_ns;
+    metric_stats metrics;
+    frame_scopes fs;            /* per-name calls, total and self time */
+    uint32_t top;               /* rows in each top-scopes table */
+} summary;
+
+void summary_print_text(summary *s, FILE *out);
+void summary_print_json(summary *s, FILE *out);
+
+/* ---- Export formats (export_*.c), called by cmd_export.c --------------------------------------- */
+
+typedef struct export_job {
+    const char *cmd;       /* "export" */
+    cli_capture *capture;  /* open, header read */
+    cli_output *out;
+    cli_progress *progress;
+    int thread_roots;      /* folded: thread name as the root frame (not --no-thread) */
+    uint32_t max_stacks;   /* folded: distinct stacks kept (0 = default) */
+} export_job;
+
+/* Each returns an exit status, having printed any message. Input errors: CLI_EXIT_USAGE. */
+int export_csv(export_job *job);
+int export_folded(export_job *job);
+int export_chrome(export_job *job);
+extern const int export_chrome_available; /* 0 when the core has no Chrome trace emitter */
+
+/* ---- Text formats (csv.c, json_writer.c, numfmt.c) --------------------------------------------- */
+
+/* Writes `text` as one CSV field (RFC 4180): quoted, with quotes doubled, when it holds a
+ * comma, a quote, a line break or leading/trailing space. */
+void csv_write_field(FILE *out, const char *text);
+
+/* The shortest "%.*g" text of v that reads back as v (up to 17 digits); "nan", "inf",
+ * "-inf" for the non-finite. Returns buf. */
+#define NUMFMT_BYTES 40
+char *numfmt_double(char buf[NUMFMT_BYTES], double v);
+/* A value for people: 6 significant digits, no exponent between 1e-4 and 1e9. */
+char *numfmt_human(char buf[NUMFMT_BYTES], double v);
+/* Nanoseconds as milliseconds with 6 decimals (exact: integer arithmetic). */
+char *numfmt_ns_as_ms(char buf[NUMFMT_BYTES], int64_t ns);
+/* 1234567 -> "1,234,567". */
+char *numfmt_count(char buf[NUMFMT_BYTES], uint64_t n);
+
+/* A streaming JSON writer: enough for `vor summary --json`. Commas are inserted for you. */
+typedef struct json_writer {
+    FILE *out;
+    int depth;
+    int pretty;
+    unsigned char need_comma[64]; /* per nesting level */
+} json_writer;
+
+void json_begin(json_writer *w, FILE *out, int pretty);
+void json_object_begin(json_writer *w, const char *key); /* key NULL inside arrays / at top */
+void json_object_end(json_writer *w);
+void json_array_begin(json_writer *w, const char *key);
+void json_array_end(json_writer *w);
+void json_string(json_writer *w, const char *key, const char *value);
+void json_double(json_writer *w, const char *key, double value); /* non-finite -> null */
+void json_int(json_writer *w, const char *key, int64_t value);
+void json_uint(json_writer *w, const char *key, uint64_t value);
+void json_bool(json_writer *w, const char *key, int value);
+void json_null(json_writer *w, const char *key);
+void json_end(json_writer *w); /* final newline */
+/* Writes s as a JSON string literal (quotes included). */
+void json_write_string(FILE *out, const char *s);
+
+#endif /* VOR_CLI_H */

@@ -1,0 +1,117 @@
+/* cmd_export.c: `vor export FILE --format chrome|folded|csv [-o OUT]`: converts a capture
+ * for other tools: Chrome Trace Event JSON (Perfetto, chrome://tracing, speedscope),
+ * folded stacks (flamegraph.pl, speedscope, inferno) or CSV (spreadsheets, pandas).
+ *
+ * This file checks the command line, opens the input and the output and hands them to
+ * one export_<format>.c. Output goes to stdout unless -o names a file; a file left
+ * half-written by a failure is removed. Long exports show progress on stderr when it is
+ * a terminal.
+ */
+#include "cli.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+const char cmd_export_help[] =
+    "usage: vor export FILE --format chrome|folded|csv [-o OUT]\n"
+    "\n"
+    "Converts a .vor capture. Output goes to stdout unless -o OUT is given.\n"
+    "\n"
+    "formats:\n"
+    "  chrome   Chrome Trace Event JSON of the flame frames: one X event per scope, thread\n"
+    "           names as M events, one C (counter) event per frame with its metrics. Opens\n"
+    "           in Perfetto (ui.perfetto.dev), chrome://tracing and speedscope.\n"
+    "  folded   folded stacks, one line per distinct stack: 'thread;outer;inner VALUE' with\n"
+    "           VALUE the self time in ns summed over all flame frames (stacks merged by\n"
+    "           name). For flamegraph.pl, speedscope, inferno, 'vor flamegraph --folded'.\n"
+    "  csv      one row per frame: index, start_ms, duration_ms, then one column per metric\n"
+    "           (header 'name (unit)'; an empty cell where a frame has no value, e.g.\n"
+    "           before a metric's first value).\n"
+    "\n"
+    "options:\n"
+    "  -f, --format F      chrome, folded or csv (required)\n"
+    "  -o, --output OUT    write to OUT instead of stdout ('-' is stdout)\n"
+    "  --no-thread         folded: leave the thread name out of the stacks (threads merge)\n"
+    "  --max-stacks N      folded: distinct stacks kept (default 1048576); the time of\n"
+    "                      stacks beyond goes to their nearest kept ancestor, with a note\n"
+    "  -q, --quiet         no progress line on a terminal\n"
+    "  -h, --help          this help\n"
+    "\n"
+    "A capture cut short (a crash, a writer still running) is exported up to its last\n"
+    "complete frame. csv reads the capture twice (the columns first).\n"
+    "\n"
+    "exit status: 0 ok, 2 bad usage or bad input (missing file, not a capture, corrupt\n"
+    "capture, no flame frames for folded), 1 output could not be written.\n";
+
+enum { OPT_FORMAT, OPT_OUTPUT, OPT_NO_THREAD, OPT_MAX_STACKS, OPT_QUIET, OPT_HELP };
+
+static const cli_option export_options[] = {
+    {"format", 'f', 1, OPT_FORMAT},     {"output", 'o', 1, OPT_OUTPUT}, {"no-thread", 0, 0, OPT_NO_THREAD},
+    {"max-stacks", 0, 1, OPT_MAX_STACKS}, {"quiet", 'q', 0, OPT_QUIET},   {"help", 'h', 0, OPT_HELP},
+};
+
+static const char *const CMD = "export";
+
+typedef int (*export_fn)(export_job *job);
+
+static const struct {
+    const char *name;
+    export_fn run;
+} formats[] = {
+    {"chrome", export_chrome},
+    {"folded", export_folded},
+    {"csv", export_csv},
+};
+
+int cmd_export(int argc, char **argv) {
+    cli_args args;
+    if (cli_parse_args(argc - 1, argv + 1, export_options, sizeof export_options / sizeof *export_options, &args) != 0)
+        return cli_usage_error(CMD, "%s", args.error);
+    if (args.values[OPT_HELP]) {
+        fputs(cmd_export_help, stdout);
+        if (!export_chrome_available) fputs("\nnote: --format chrome is not available in this build.\n", stdout);
+        return CLI_EXIT_OK;
+    }
+    if (args.positional_count == 0) return cli_usage_error(CMD, "no capture file given");
+    if (args.positional_count > 1) return cli_usage_error(CMD, "one capture at a time (got %d files)", args.positional_count);
+    const char *format = args.values[OPT_FORMAT];
+    if (!format) return cli_usage_error(CMD, "missing --format (chrome, folded or csv)");
+    export_fn run = NULL;
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+        if (strcmp(format, formats[i].name) == 0) run = formats[i].run;
+    if (!run) return cli_usage_error(CMD, "unknown format '%s' (chrome, folded or csv)", format);
+    int folded = strcmp(format, "folded") == 0;
+    if (!folded && (args.values[OPT_NO_THREAD] || args.values[OPT_MAX_STACKS]))
+        return cli_usage_error(CMD, "--no-thread and --max-stacks apply to --format folded only");
+    uint64_t max_stacks = 0;
+    if (args.values[OPT_MAX_STACKS] &&
+        cli_parse_u64(args.values[OPT_MAX_STACKS], 1, STACK_TRIE_LIMIT_MAX_NODES, &max_stacks) != 0)
+        return cli_usage_error(CMD, "--max-stacks needs a number from 1 to %u, not '%s'", STACK_TRIE_LIMIT_MAX_NODES,
+                               args.values[OPT_MAX_STACKS]);
+    const char *path = args.positional[0];
+
+    /* Opening the output truncates it: never when it is the capture itself. */
+    struct stat in_st, out_st;
+    const char *out_path = args.values[OPT_OUTPUT];
+    if (out_path && strcmp(out_path, "-") != 0 && stat(path, &in_st) == 0 && stat(out_path, &out_st) == 0 &&
+        in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
+        return cli_fail(CLI_EXIT_USAGE, CMD, out_path, "is the capture being exported; choose another output");
+
+    cli_capture capture;
+    int status = cli_capture_open(&capture, CMD, path);
+    if (status != 0) return status;
+    cli_output out;
+    status = cli_output_open(&out, CMD, args.values[OPT_OUTPUT]);
+    if (status != 0) {
+        cli_capture_close(&capture);
+        return status;
+    }
+    cli_progress progress;
+    cli_progress_init(&progress, CMD, path, capture.file_size, !args.values[OPT_QUIET]);
+    export_job job = {CMD, &capture, &out, &progress, !args.values[OPT_NO_THREAD], (uint32_t)max_stacks};
+    status = run(&job);
+    cli_progress_done(&progress);
+    status = cli_output_close(&out, status, status != 0);
+    cli_capture_close(&capture);
+    return status;
+}

@@ -1,0 +1,123 @@
+/* cmd_flamegraph.c: `vor flamegraph FILE -o out.svg`: a capture's flame frames (or folded
+ * stacks from another profiler) merged into an interactive SVG flame graph, drawn by the
+ * native/flamegraph library.
+ *
+ * Options are the library's (the ones users know from flamegraph.pl and cargo-flamegraph:
+ * --flamechart --inverted --reverse --min-width --palette --deterministic --title --notes
+ * --image-width, plus --frames A..B and --thread NAME to select what is merged). Scopes
+ * reach the tree through flame_feed.c, one frame at a time, so memory is the tree's (capped
+ * by --max-nodes) whatever the capture's size.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "flame_feed.h"
+#include "flamegraph.h"
+
+static const char *const CMD = "flamegraph";
+
+static int from_folded(flamegraph_tree *tree, const char *path) {
+    FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (in == NULL) return cli_fail(CLI_EXIT_USAGE, CMD, path, "%s", strerror(errno));
+    flamegraph_folded_options fo;
+    memset(&fo, 0, sizeof fo);
+    fo.source_name = path;
+    flamegraph_error err;
+    flamegraph_status st = flamegraph_read_folded(tree, in, &fo, &err);
+    if (in != stdin) fclose(in);
+    if (st != FLAMEGRAPH_OK && st != FLAMEGRAPH_DROPPED)
+        return cli_fail(CLI_EXIT_USAGE, CMD, NULL, "%s", err.message); /* names the file and line */
+    return CLI_EXIT_OK;
+}
+
+static int from_capture(flamegraph_tree *tree, const flamegraph_options *opt, const char *path, uint64_t *flame_frames) {
+    cli_capture c;
+    int status = cli_capture_open(&c, CMD, path);
+    if (status != CLI_EXIT_OK) return status;
+    flame_feed ff;
+    flame_feed_init(&ff, tree, 1, opt->thread_name, 1.0);
+    cli_progress progress;
+    cli_progress_init(&progress, CMD, path, c.file_size, 1);
+    vor_reader_frame f;
+    int got;
+    *flame_frames = 0;
+    while ((got = cli_capture_next(&c, &f)) == 1) {
+        cli_progress_update(&progress, c.frames, vor_reader_offset(c.reader));
+        if (!f.has_flame) continue;
+        if (opt->has_frames && (f.index < opt->frames_first || f.index > opt->frames_last)) continue;
+        (*flame_frames)++;
+        if (flame_feed_frame(&ff, c.reader, &f) != 0) {
+            status = cli_fail(CLI_EXIT_IO, CMD, path, "out of memory");
+            break;
+        }
+    }
+    cli_progress_done(&progress);
+    if (got < 0) status = CLI_EXIT_USAGE;
+    if (status == CLI_EXIT_OK && *flame_frames == 0)
+        status = cli_fail(CLI_EXIT_USAGE, CMD, path, "%s",
+                          opt->has_frames || opt->thread_name
+                              ? "no flame frames match --frames/--thread"
+                              : "the capture has no flame frames (record with VOR_RECORD_FLAME=1)");
+    flame_feed_free(&ff);
+    cli_capture_close(&c);
+    return status;
+}
+
+int cmd_flamegraph(int argc, char **argv) {
+    flamegraph_options opt;
+    flamegraph_error err;
+    int rc = flamegraph_parse_args(argc, argv, &opt, &err);
+    if (rc == FLAMEGRAPH_ARGS_HELP) {
+        fputs("usage: vor flamegraph FILE -o out.svg [--frames A..B] [--thread NAME] [options]\n"
+              "       vor flamegraph --folded STACKS.txt -o out.svg [options]\n"
+              "\n"
+              "FILE is a capture with flame frames (VOR_RECORD_FLAME=1); stacks are merged by\n"
+              "name path, each thread's name at the bottom; values are nanoseconds. --folded reads\n"
+              "the `a;b;c count` text of other profilers instead.\n\n",
+              stdout);
+        fputs(flamegraph_help_text(), stdout);
+        return CLI_EXIT_OK;
+    }
+    if (rc != FLAMEGRAPH_ARGS_OK) return cli_usage_error(CMD, "%s", err.message);
+    if (opt.folded_path == NULL && opt.input_count != 1)
+        return cli_usage_error(CMD, "give one capture FILE (or --folded FILE), got %zu", opt.input_count);
+    if (opt.folded_path != NULL && opt.input_count != 0)
+        return cli_usage_error(CMD, "--folded takes the place of a capture FILE; give one or the other");
+    if (opt.output_path == NULL && isatty(STDOUT_FILENO))
+        return cli_usage_error(CMD, "give -o out.svg (or redirect stdout)");
+
+    flamegraph_tree *tree = flamegraph_tree_create(&opt.tree);
+    if (tree == NULL) return cli_fail(CLI_EXIT_IO, CMD, NULL, "out of memory");
+    const char *source = opt.folded_path ? opt.folded_path : opt.inputs[0];
+    uint64_t flame_frames = 0;
+    int status = opt.folded_path ? from_folded(tree, opt.folded_path) : from_capture(tree, &opt, source, &flame_frames);
+    if (status != CLI_EXIT_OK) {
+        flamegraph_tree_destroy(tree);
+        return status;
+    }
+
+    char notes[512];
+    if (opt.svg.count_name == NULL) opt.svg.count_name = opt.folded_path ? "samples" : "ns";
+    if (opt.svg.subtitle == NULL && !opt.folded_path) {
+        snprintf(notes, sizeof notes, "%s: %llu flame frame%s%s%s", source, (unsigned long long)flame_frames,
+                 flame_frames == 1 ? "" : "s", opt.thread_name ? ", thread " : "",
+                 opt.thread_name ? opt.thread_name : "");
+        opt.svg.subtitle = notes;
+    }
+    cli_output out;
+    status = cli_output_open(&out, CMD, opt.output_path);
+    if (status == CLI_EXIT_OK) {
+        flamegraph_status st = flamegraph_write_svg(tree, &opt.svg, out.f, &err);
+        if (st != FLAMEGRAPH_OK && st != FLAMEGRAPH_DROPPED && st != FLAMEGRAPH_ERR_EMPTY)
+            status = cli_fail(CLI_EXIT_IO, CMD, cli_output_name(&out), "%s", err.message);
+        status = cli_output_close(&out, status, status != CLI_EXIT_OK);
+    }
+    flamegraph_tree_stats stats = flamegraph_tree_get_stats(tree);
+    if (stats.dropped_stacks)
+        cli_note(CMD, source, "%llu stacks beyond --max-nodes were left out (see the SVG's notes)",
+                 (unsigned long long)stats.dropped_stacks);
+    flamegraph_tree_destroy(tree);
+    return status;
+}

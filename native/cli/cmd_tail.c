@@ -1,0 +1,295 @@
+/* cmd_tail.c: `vor tail FILE`: follows a growing capture, one line per frame as it
+ * arrives, until interrupted (Ctrl-C: exit 0).
+ *
+ *     frame 1234  16.667 ms  memory_mb=512.3 io_ms=0 io_MB=0 cpu_ms=15.2 loss=2.31  scopes=42
+ *
+ * Like `tail -f`, it first shows the last lines (the last 10 frames; -n N) then follows;
+ * --from-start shows every frame. It waits, with a note printed once, for a file that
+ * does not exist yet or has no complete header yet, so it can be started before the
+ * program it watches. The reader's "nothing yet" (end of file, or a record still being
+ * written) means: sleep --interval ms and try again. A file that shrinks or is replaced
+ * (a new run writing the same path) is read again from its start. A corrupt capture is
+ * reported and ends the command with status 2.
+ *
+ * Skipping to the last frames still reads the frames before them (records are compressed
+ * one by one, with no index to seek by); only the last N lines are kept.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char cmd_tail_help[] =
+    "usage: vor tail FILE [--from-start | -n N] [--interval MS]\n"
+    "\n"
+    "Follows a capture while a program writes it, printing one line per frame as it\n"
+    "arrives: the frame index, frame_ms, the other metrics as name=value, and the scope\n"
+    "count of flame frames. Like 'tail -f': the last 10 frames first, then new ones, until\n"
+    "Ctrl-C (exit status 0). It waits for a file that does not exist yet or has no header\n"
+    "yet, and starts over when the file is truncated or replaced by a new run.\n"
+    "\n"
+    "options:\n"
+    "  --from-start      print every frame from the first (default: the last 10, then new)\n"
+    "  -n, --lines N     print the last N frames before following (default 10)\n"
+    "  --interval MS     how often to look for new frames, in ms (default 200)\n"
+    "  -h, --help        this help\n"
+    "\n"
+    "exit status: 0 when interrupted, 2 bad usage or a corrupt capture.\n";
+
+enum { OPT_FROM_START, OPT_LINES, OPT_INTERVAL, OPT_HELP };
+
+static const cli_option tail_options[] = {
+    {"from-start", 0, 0, OPT_FROM_START},
+    {"lines", 'n', 1, OPT_LINES},
+    {"interval", 0, 1, OPT_INTERVAL},
+    {"help", 'h', 0, OPT_HELP},
+};
+
+#define TAIL_DEFAULT_LINES 10u
+#define TAIL_MAX_LINES 100000u
+#define TAIL_DEFAULT_INTERVAL_MS 200u
+#define TAIL_MAX_INTERVAL_MS 60000u
+#define TAIL_LINE_BYTES 4096u /* longer lines (hundreds of metrics) end with "..." */
+
+static const char *const CMD = "tail";
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig) {
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void sleep_ms(uint64_t ms) {
+    struct timespec ts = {(time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L};
+    nanosleep(&ts, NULL); /* a signal ends it early: the loop then sees stop_requested */
+}
+
+/* ---- One line per frame ---------------------------------------------------------------- */
+
+static size_t append(char *line, size_t len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static size_t append(char *line, size_t len, const char *fmt, ...) {
+    if (len >= TAIL_LINE_BYTES - 1) return len;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line + len, TAIL_LINE_BYTES - len, fmt, ap);
+    va_end(ap);
+    if (n < 0) return len;
+    if ((size_t)n >= TAIL_LINE_BYTES - len) { /* truncated: mark it */
+        memcpy(line + TAIL_LINE_BYTES - 4, "...", 4);
+        return TAIL_LINE_BYTES - 1;
+    }
+    return len + (size_t)n;
+}
+
+static void format_frame(char line[TAIL_LINE_BYTES], const vor_reader *r, const vor_reader_frame *f) {
+    double frame_ms = (double)f->duration_ns / 1e6;
+    for (uint32_t i = 0; i < f->n_values; i++)
+        if (f->values[i].column_id == 0) frame_ms = f->values[i].value;
+    size_t len = 0;
+    line[0] = '\0';
+    len = append(line, len, "frame %llu  %.3f ms ", (unsigned long long)f->index, frame_ms);
+    for (uint32_t i = 0; i < f->n_values; i++) {
+        if (f->values[i].column_id == 0) continue;
+        const vor_reader_column *c = vor_reader_get_column(r, f->values[i].column_id);
+        double v = f->values[i].value;
+        char num[NUMFMT_BYTES];
+        if (!isfinite(v)) numfmt_double(num, v);
+        else snprintf(num, sizeof num, "%.4g", v);
+        if (c) len = append(line, len, " %s=%s", c->name, num);
+        else len = append(line, len, " column%u=%s", f->values[i].column_id, num);
+    }
+    if (f->has_flame) len = append(line, len, "  scopes=%llu", (unsigned long long)f->n_scopes);
+    if (f->dropped_scopes) len = append(line, len, " dropped=%llu", (unsigned long long)f->dropped_scopes);
+}
+
+/* ---- The last N lines, kept while catching up ---------------------------------------------- */
+
+typedef struct line_ring {
+    char **lines;
+    uint32_t cap, n, next;
+} line_ring;
+
+static int ring_push(line_ring *ring, const char *line) {
+    if (ring->cap == 0) return 0;
+    size_t len = strlen(line);
+    char *copy = malloc(len + 1);
+    if (!copy) return -1;
+    memcpy(copy, line, len + 1);
+    free(ring->lines[ring->next]);
+    ring->lines[ring->next] = copy;
+    ring->next = (ring->next + 1) % ring->cap;
+    if (ring->n < ring->cap) ring->n++;
+    return 0;
+}
+
+static void ring_flush(line_ring *ring, FILE *out) {
+    uint32_t first = (ring->next + ring->cap - ring->n) % (ring->cap ? ring->cap : 1);
+    for (uint32_t i = 0; i < ring->n; i++) {
+        uint32_t k = (first + i) % ring->cap;
+        fprintf(out, "%s\n", ring->lines[k]);
+        free(ring->lines[k]);
+        ring->lines[k] = NULL;
+    }
+    ring->n = ring->next = 0;
+}
+
+/* ---- Following ------------------------------------------------------------------------------ */
+
+typedef struct tail_state {
+    const char *path;
+    uint64_t interval_ms;
+    int noted_missing, noted_header;
+} tail_state;
+
+/* Waits until the file exists and a reader has its header. Returns the reader, or NULL
+ * with *status set (2 on a bad file, 0 when interrupted). */
+static vor_reader *open_when_ready(tail_state *t, int *status, struct stat *opened) {
+    *status = 0;
+    vor_reader *r = NULL;
+    while (!stop_requested) {
+        if (!r) {
+            int fd = open(t->path, O_RDONLY);
+            if (fd < 0) {
+                if (errno != ENOENT) {
+                    *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s", strerror(errno));
+                    return NULL;
+                }
+                if (!t->noted_missing++) cli_note(CMD, t->path, "waiting for the file to appear");
+                sleep_ms(t->interval_ms);
+                continue;
+            }
+            int is_dir = fstat(fd, opened) == 0 && S_ISDIR(opened->st_mode);
+            close(fd);
+            if (is_dir) {
+                *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "is a directory, not a capture");
+                return NULL;
+            }
+            char err[512] = "";
+            r = vor_reader_open(t->path, err, sizeof err);
+            if (!r) {
+                *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s", cli_strip_path_prefix(err, t->path));
+                return NULL;
+            }
+        }
+        int h = vor_reader_poll_header(r);
+        if (h > 0) return r;
+        if (h < 0) {
+            *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s", cli_strip_path_prefix(vor_reader_error(r), t->path));
+            vor_reader_close(r);
+            return NULL;
+        }
+        if (!t->noted_header++) cli_note(CMD, t->path, "waiting for the capture header");
+        sleep_ms(t->interval_ms);
+    }
+    vor_reader_close(r);
+    return NULL;
+}
+
+/* 1 if the path now names another file, or a shorter one than what was read. */
+static int replaced(const char *path, const struct stat *opened, uint64_t offset) {
+    struct stat now;
+    if (stat(path, &now) != 0) return 0; /* removed: keep reading the open file */
+    return now.st_ino != opened->st_ino || now.st_dev != opened->st_dev || (uint64_t)now.st_size < offset;
+}
+
+int cmd_tail(int argc, char **argv) {
+    cli_args args;
+    if (cli_parse_args(argc - 1, argv + 1, tail_options, sizeof tail_options / sizeof *tail_options, &args) != 0)
+        return cli_usage_error(CMD, "%s", args.error);
+    if (args.values[OPT_HELP]) {
+        fputs(cmd_tail_help, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (args.positional_count == 0) return cli_usage_error(CMD, "no capture file given");
+    if (args.positional_count > 1) return cli_usage_error(CMD, "one capture at a time (got %d files)", args.positional_count);
+    uint64_t lines = TAIL_DEFAULT_LINES, interval = TAIL_DEFAULT_INTERVAL_MS;
+    if (args.values[OPT_LINES] && cli_parse_u64(args.values[OPT_LINES], 0, TAIL_MAX_LINES, &lines) != 0)
+        return cli_usage_error(CMD, "--lines needs a number from 0 to %u, not '%s'", TAIL_MAX_LINES, args.values[OPT_LINES]);
+    if (args.values[OPT_INTERVAL] && cli_parse_u64(args.values[OPT_INTERVAL], 1, TAIL_MAX_INTERVAL_MS, &interval) != 0)
+        return cli_usage_error(CMD, "--interval needs milliseconds from 1 to %u, not '%s'", TAIL_MAX_INTERVAL_MS,
+                               args.values[OPT_INTERVAL]);
+    if (args.values[OPT_FROM_START] && args.values[OPT_LINES])
+        return cli_usage_error(CMD, "--from-start and --lines exclude each other");
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    tail_state t = {args.positional[0], interval, 0, 0};
+    int catch_up = !args.values[OPT_FROM_START];
+    line_ring ring = {NULL, catch_up ? (uint32_t)lines : 0u, 0, 0};
+    if (ring.cap) {
+        ring.lines = calloc(ring.cap, sizeof *ring.lines);
+        if (!ring.lines) return cli_fail(CLI_EXIT_USAGE, CMD, t.path, "out of memory");
+    }
+    char *line = malloc(TAIL_LINE_BYTES);
+    if (!line) {
+        free(ring.lines);
+        return cli_fail(CLI_EXIT_USAGE, CMD, t.path, "out of memory");
+    }
+    int status = 0;
+    while (!stop_requested && status == 0) {
+        struct stat opened;
+        vor_reader *r = open_when_ready(&t, &status, &opened);
+        if (!r) break;
+        /* Read until an error, an interruption or a replaced file. */
+        for (;;) {
+            vor_reader_frame f;
+            vor_read_status st = vor_reader_next(r, &f);
+            if (st == VOR_READ_FRAME) {
+                format_frame(line, r, &f);
+                if (catch_up) {
+                    if (ring_push(&ring, line) != 0) catch_up = 0;
+                } else {
+                    fprintf(stdout, "%s\n", line);
+                }
+                if (stop_requested) break;
+                continue;
+            }
+            if (st == VOR_READ_ERROR) {
+                status = cli_fail(CLI_EXIT_USAGE, CMD, t.path, "%s", cli_strip_path_prefix(vor_reader_error(r), t.path));
+                break;
+            }
+            /* Nothing yet: what was there is read. */
+            if (catch_up) {
+                ring_flush(&ring, stdout);
+                catch_up = 0;
+            }
+            if (fflush(stdout) != 0 || ferror(stdout)) {
+                status = cli_fail(CLI_EXIT_IO, CMD, "stdout", "write error: %s", strerror(errno));
+                break;
+            }
+            if (stop_requested) break;
+            if (replaced(t.path, &opened, vor_reader_offset(r))) {
+                cli_note(CMD, t.path, "the file was truncated or replaced; reading it from the start");
+                t.noted_missing = t.noted_header = 0;
+                break;
+            }
+            sleep_ms(t.interval_ms);
+            if (stop_requested) break;
+        }
+        vor_reader_close(r);
+    }
+    if (catch_up) ring_flush(&ring, stdout);
+    fflush(stdout);
+    for (uint32_t i = 0; i < ring.cap; i++) free(ring.lines[i]);
+    free(ring.lines);
+    free(line);
+    return status;
+}

@@ -1,0 +1,97 @@
+/* export_csv.c: `vor export --format csv`: one row per frame.
+ *
+ *     index,start_ms,duration_ms,frame_ms (ms),memory_mb (MB),...,loss
+ *     0,0.000000,16.667000,16.667,512.3,...,
+ *     1,16.667000,16.701000,16.701,512.3,...,2.31
+ *
+ * A user metric may first appear in the middle of a run, and the header must name every
+ * column before the first row. Rather than hold rows in memory (a capture can be GB),
+ * the capture is read twice: the first pass only learns the columns (and counts the
+ * frames), the second writes, stopping at the same frame so that a capture still
+ * growing meanwhile gives a consistent table. A cell is empty when its frame has no
+ * value for the column (before the metric's first value, or a system value the platform
+ * did not report). Numbers are written so that they read back exactly.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Pass 1: columns and frame count. Returns 0 or an exit status. */
+static int learn_columns(export_job *job, uint64_t *frames) {
+    vor_reader_frame f;
+    int got;
+    job->progress->phase = "pass 1 of 2 (columns)";
+    while ((got = cli_capture_next(job->capture, &f)) == 1)
+        cli_progress_update(job->progress, job->capture->frames, vor_reader_offset(job->capture->reader) / 2);
+    if (got < 0) return CLI_EXIT_USAGE;
+    *frames = job->capture->frames;
+    return 0;
+}
+
+static void write_header(FILE *out, const vor_reader *r, uint32_t n_columns) {
+    fputs("index,start_ms,duration_ms", out);
+    for (uint32_t id = 0; id < n_columns; id++) {
+        const vor_reader_column *c = vor_reader_get_column(r, id);
+        char name[600];
+        if (!c) snprintf(name, sizeof name, "column %u", id);
+        else if (c->unit[0]) snprintf(name, sizeof name, "%s (%s)", c->name, c->unit);
+        else snprintf(name, sizeof name, "%s", c->name);
+        putc(',', out);
+        csv_write_field(out, name);
+    }
+    putc('\n', out);
+}
+
+int export_csv(export_job *job) {
+    uint64_t frames = 0;
+    int status = learn_columns(job, &frames);
+    if (status != 0) return status;
+    uint32_t n_columns = vor_reader_column_count(job->capture->reader);
+
+    /* Pass 2 on a fresh reader. */
+    cli_capture second;
+    status = cli_capture_open(&second, job->cmd, job->capture->path);
+    if (status != 0) return status;
+    double *row = malloc(((size_t)n_columns + 1) * sizeof *row);
+    uint64_t *stamp = calloc((size_t)n_columns + 1, sizeof *stamp); /* frame number + 1 when set */
+    if (!row || !stamp) {
+        free(row);
+        free(stamp);
+        cli_capture_close(&second);
+        return cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path, "out of memory");
+    }
+    FILE *out = job->out->f;
+    job->progress->phase = "pass 2 of 2 (rows)";
+    write_header(out, job->capture->reader, n_columns); /* the first reader knows every column */
+    vor_reader_frame f;
+    int got = 0;
+    char a[NUMFMT_BYTES], b[NUMFMT_BYTES];
+    while (second.frames < frames && (got = cli_capture_next(&second, &f)) == 1) {
+        uint64_t mark = second.frames; /* >= 1, distinct per frame */
+        for (uint32_t i = 0; i < f.n_values; i++) {
+            uint32_t id = f.values[i].column_id;
+            if (id >= n_columns) continue; /* declared after pass 1 ended: not in the header */
+            row[id] = f.values[i].value;
+            stamp[id] = mark;
+        }
+        fprintf(out, "%llu,%s,%s", (unsigned long long)f.index, numfmt_ns_as_ms(a, f.start_ns),
+                numfmt_ns_as_ms(b, f.duration_ns));
+        for (uint32_t id = 0; id < n_columns; id++) {
+            putc(',', out);
+            if (stamp[id] == mark) fputs(numfmt_double(a, row[id]), out);
+        }
+        putc('\n', out);
+        cli_progress_update(job->progress, second.frames,
+                            job->capture->file_size / 2 + vor_reader_offset(second.reader) / 2);
+    }
+    if (got < 0) status = CLI_EXIT_USAGE;
+    else if (second.frames < frames)
+        status = cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path,
+                          "the capture changed while it was exported (%llu frames on the first pass, %llu on the second)",
+                          (unsigned long long)frames, (unsigned long long)second.frames);
+    free(row);
+    free(stamp);
+    cli_capture_close(&second);
+    return status;
+}

@@ -1,0 +1,265 @@
+/* summary_print.c: prints what cmd_summary.c collected, as aligned text for people or as
+ * one JSON object for scripts (`--json`). Both show the same facts; the JSON keys are
+ * documented in the README ("vor summary --json").
+ *
+ * Text: times of frames and scopes in ms (µs for per-call means), metrics in their own
+ * column's unit, shown beside them. JSON: times in integer nanoseconds, metrics in their
+ * unit, non-finite or absent values as null.
+ */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NAME_WIDTH_MAX 40
+
+/* "2025-01-02T03:04:05.678Z", or "" when the header has no wall clock. */
+static void wall_clock(char *buf, size_t cap, int64_t wall_epoch_ns, int64_t offset_ns) {
+    buf[0] = '\0';
+    if (wall_epoch_ns <= 0) return;
+    int64_t t = wall_epoch_ns + offset_ns;
+    time_t secs = (time_t)(t / 1000000000);
+    int ms = (int)((t % 1000000000) / 1000000);
+    struct tm tm;
+    if (!gmtime_r(&secs, &tm)) return;
+    char date[32];
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, cap, "%s.%03dZ", date, ms);
+}
+
+/* ---- Top scopes ------------------------------------------------------------------------ */
+
+typedef struct top_list {
+    uint32_t *ids;
+    uint32_t n;
+} top_list;
+
+static const frame_scopes *sort_fs; /* qsort has no context; single-threaded */
+static int sort_by_self;
+
+static int compare_scopes(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const scope_name_stat *sx = &sort_fs->by_name[x], *sy = &sort_fs->by_name[y];
+    int64_t vx = sort_by_self ? sx->self_ns : sx->total_ns, vy = sort_by_self ? sy->self_ns : sy->total_ns;
+    if (vx != vy) return vx > vy ? -1 : 1;
+    return strcmp(name_table_get(sort_fs->names, x), name_table_get(sort_fs->names, y));
+}
+
+/* The names with calls, sorted by total (or self) time, largest first. */
+static top_list top_scopes(const frame_scopes *fs, int by_self) {
+    top_list t = {NULL, 0};
+    if (!fs->by_name) return t;
+    t.ids = malloc((size_t)fs->n_by_name * sizeof *t.ids);
+    if (!t.ids) return t;
+    for (uint32_t i = 0; i < fs->n_by_name; i++)
+        if (fs->by_name[i].calls) t.ids[t.n++] = i;
+    sort_fs = fs;
+    sort_by_self = by_self;
+    qsort(t.ids, t.n, sizeof *t.ids, compare_scopes);
+    return t;
+}
+
+/* ---- Text ---------------------------------------------------------------------------------- */
+
+static void print_top_text(summary *s, FILE *out, int by_self) {
+    top_list t = top_scopes(&s->fs, by_self);
+    if (t.n == 0) {
+        free(t.ids);
+        return;
+    }
+    uint32_t rows = t.n < s->top ? t.n : s->top;
+    int width = 4;
+    for (uint32_t i = 0; i < rows; i++) {
+        int len = (int)strlen(name_table_get(s->fs.names, t.ids[i]));
+        if (len > width) width = len;
+    }
+    if (width > NAME_WIDTH_MAX) width = NAME_WIDTH_MAX;
+    fprintf(out, "\ntop %u scopes by %s time%s\n", rows, by_self ? "self" : "total",
+            t.n > rows ? "" : " (all of them)");
+    fprintf(out, "%-*s %12s %14s %14s %12s\n", width, "name", "calls", "total ms", "self ms", "mean us");
+    for (uint32_t i = 0; i < rows; i++) {
+        const scope_name_stat *st = &s->fs.by_name[t.ids[i]];
+        char calls[NUMFMT_BYTES], total[NUMFMT_BYTES], self[NUMFMT_BYTES], mean[NUMFMT_BYTES];
+        numfmt_count(calls, st->calls);
+        snprintf(total, sizeof total, "%.3f", (double)st->total_ns / 1e6);
+        snprintf(self, sizeof self, "%.3f", (double)st->self_ns / 1e6);
+        snprintf(mean, sizeof mean, "%.3f", (double)st->total_ns / 1e3 / (double)st->calls);
+        fprintf(out, "%-*.*s %12s %14s %14s %12s\n", width, NAME_WIDTH_MAX, name_table_get(s->fs.names, t.ids[i]), calls,
+                total, self, mean);
+    }
+    free(t.ids);
+}
+
+static void print_metrics_text(summary *s, FILE *out) {
+    const vor_reader *r = s->reader;
+    uint32_t n = vor_reader_column_count(r);
+    int nw = 6, uw = 4;
+    for (uint32_t id = 0; id < n; id++) {
+        const vor_reader_column *c = vor_reader_get_column(r, id);
+        if (!c) continue;
+        if ((int)strlen(c->name) > nw) nw = (int)strlen(c->name);
+        if ((int)strlen(c->unit) > uw) uw = (int)strlen(c->unit);
+    }
+    if (nw > NAME_WIDTH_MAX) nw = NAME_WIDTH_MAX;
+    if (uw > 16) uw = 16;
+    fprintf(out, "\n%-*s %-*s %10s %12s %12s %12s %12s\n", nw, "metric", uw, "unit", "frames", "min", "mean", "p95", "max");
+    for (uint32_t id = 0; id < n; id++) {
+        const vor_reader_column *c = vor_reader_get_column(r, id);
+        if (!c) continue;
+        metric_stat *m = (metric_stat *)metric_stats_get(&s->metrics, id);
+        char frames[NUMFMT_BYTES];
+        fprintf(out, "%-*.*s %-*.*s %10s", nw, NAME_WIDTH_MAX, c->name, uw, 16, c->unit[0] ? c->unit : "-",
+                numfmt_count(frames, m ? m->frames : 0));
+        if (m && m->frames) {
+            char a[NUMFMT_BYTES], b[NUMFMT_BYTES], p[NUMFMT_BYTES], d[NUMFMT_BYTES];
+            fprintf(out, " %12s %12s %12s %12s", numfmt_human(a, m->min), numfmt_human(b, metric_stat_mean(m)),
+                    numfmt_human(p, metric_stat_p95(m)), numfmt_human(d, m->max));
+        } else {
+            fprintf(out, " %12s %12s %12s %12s", "-", "-", "-", "-");
+        }
+        if (m && m->nonfinite) fprintf(out, "  (%llu non-finite skipped)", (unsigned long long)m->nonfinite);
+        if (m && m->frames && !quantile_is_exact(&m->q)) fputs("  (p95 within 0.4%)", out);
+        fputc('\n', out);
+    }
+}
+
+void summary_print_text(summary *s, FILE *out) {
+    const vor_reader_info *info = vor_reader_get_info(s->reader);
+    char a[NUMFMT_BYTES], b[NUMFMT_BYTES], c[NUMFMT_BYTES], wall[64];
+    fprintf(out, "capture   %s\n", s->path);
+    if (info) {
+        fprintf(out, "format    %u.%u, written by %s\n", info->version_major, info->version_minor,
+                info->producer && info->producer[0] ? info->producer : "(unknown)");
+        fprintf(out, "process   %s (pid %llu)\n", info->process && info->process[0] ? info->process : "(unknown)",
+                (unsigned long long)info->pid);
+    }
+    uint32_t n_columns = vor_reader_column_count(s->reader), n_system = vor_reader_system_column_count(s->reader);
+    fprintf(out, "columns   %u (%u system, %u user)\n", n_columns, n_system, n_columns - n_system);
+    if (s->frames == 0) {
+        fprintf(out, "frames    0\n");
+    } else {
+        fprintf(out, "frames    %s (index %llu to %llu)", numfmt_count(a, s->frames), (unsigned long long)s->first_index,
+                (unsigned long long)s->last_index);
+        if (s->flame_frames) fprintf(out, ", %s with flame scopes", numfmt_count(b, s->flame_frames));
+        fputc('\n', out);
+        fprintf(out, "span      %.6f s (first frame's start to last frame's end)\n",
+                (double)(s->last_end_ns - s->first_start_ns) / 1e9);
+        wall_clock(wall, sizeof wall, info ? info->wall_epoch_ns : 0, s->first_start_ns);
+        fprintf(out, "started   %s\n", wall[0] ? wall : "(no wall clock in the header)");
+    }
+    if (s->flame_frames || s->dropped_scopes)
+        fprintf(out, "scopes    %s recorded, %s dropped by the writer\n", numfmt_count(b, s->scopes),
+                numfmt_count(c, s->dropped_scopes));
+    if (s->frames) fprintf(out, "overhead  %.3f ms (the profiler's own time, all frames)\n", (double)s->overhead_ns / 1e6);
+    fprintf(out, "ended     %s\n", vor_reader_finished(s->reader) ? "properly (the writer closed the capture)"
+                                                                 : "without an end record (still being written, or the "
+                                                                   "program stopped without vor_shutdown)");
+
+    print_metrics_text(s, out);
+    if (s->top > 0) {
+        print_top_text(s, out, 0);
+        print_top_text(s, out, 1);
+    }
+    scope_tree_stats ts = scope_tree_get_stats(s->fs.tree);
+    if (ts.unfinished)
+        fprintf(out, "\nnote: %llu scopes ended inside scopes that had not ended when the capture stopped\n",
+                (unsigned long long)ts.unfinished);
+    if (ts.skipped_level || ts.negative_self)
+        fprintf(out, "note: irregular nesting: %llu scopes missed a level, %llu were shorter than their children\n",
+                (unsigned long long)ts.skipped_level, (unsigned long long)ts.negative_self);
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+static void print_top_json(summary *s, json_writer *w, const char *key, int by_self) {
+    top_list t = top_scopes(&s->fs, by_self);
+    uint32_t rows = t.n < s->top ? t.n : s->top;
+    json_array_begin(w, key);
+    for (uint32_t i = 0; i < rows; i++) {
+        const scope_name_stat *st = &s->fs.by_name[t.ids[i]];
+        json_object_begin(w, NULL);
+        json_string(w, "name", name_table_get(s->fs.names, t.ids[i]));
+        json_uint(w, "calls", st->calls);
+        json_int(w, "total_ns", st->total_ns);
+        json_int(w, "self_ns", st->self_ns);
+        json_double(w, "mean_ns", (double)st->total_ns / (double)st->calls);
+        json_object_end(w);
+    }
+    json_array_end(w);
+    free(t.ids);
+}
+
+void summary_print_json(summary *s, FILE *out) {
+    const vor_reader_info *info = vor_reader_get_info(s->reader);
+    json_writer w;
+    json_begin(&w, out, 1);
+    json_object_begin(&w, NULL);
+    json_string(&w, "file", s->path);
+    char version[32], wall[64];
+    snprintf(version, sizeof version, "%u.%u", info ? info->version_major : 0, info ? info->version_minor : 0);
+    json_string(&w, "format_version", version);
+    json_string(&w, "producer", info ? info->producer : "");
+    json_string(&w, "process", info ? info->process : "");
+    json_uint(&w, "pid", info ? info->pid : 0);
+    json_bool(&w, "flame_requested", info ? info->flame : 0);
+    json_int(&w, "wall_epoch_ns", info ? info->wall_epoch_ns : 0);
+    wall_clock(wall, sizeof wall, info ? info->wall_epoch_ns : 0, s->first_start_ns);
+    if (wall[0] && s->frames) json_string(&w, "wall_clock_start", wall);
+    else json_null(&w, "wall_clock_start");
+    json_bool(&w, "finished", vor_reader_finished(s->reader));
+    json_uint(&w, "frames", s->frames);
+    if (s->frames) {
+        json_uint(&w, "first_index", s->first_index);
+        json_uint(&w, "last_index", s->last_index);
+        json_int(&w, "start_ns", s->first_start_ns);
+        json_int(&w, "end_ns", s->last_end_ns);
+        json_int(&w, "span_ns", s->last_end_ns - s->first_start_ns);
+    } else {
+        json_null(&w, "first_index");
+        json_null(&w, "last_index");
+        json_null(&w, "start_ns");
+        json_null(&w, "end_ns");
+        json_null(&w, "span_ns");
+    }
+    json_uint(&w, "flame_frames", s->flame_frames);
+    json_uint(&w, "scopes", s->scopes);
+    json_uint(&w, "dropped_scopes", s->dropped_scopes);
+    json_int(&w, "overhead_ns", s->overhead_ns);
+
+    json_array_begin(&w, "metrics");
+    uint32_t n = vor_reader_column_count(s->reader);
+    for (uint32_t id = 0; id < n; id++) {
+        const vor_reader_column *c = vor_reader_get_column(s->reader, id);
+        if (!c) continue;
+        metric_stat *m = (metric_stat *)metric_stats_get(&s->metrics, id);
+        int has = m && m->frames;
+        json_object_begin(&w, NULL);
+        json_uint(&w, "id", c->id);
+        json_string(&w, "name", c->name);
+        json_string(&w, "unit", c->unit);
+        json_bool(&w, "system", c->is_system);
+        json_uint(&w, "frames", m ? m->frames : 0);
+        json_uint(&w, "nonfinite", m ? m->nonfinite : 0);
+        json_double(&w, "min", has ? m->min : NAN);
+        json_double(&w, "mean", has ? metric_stat_mean(m) : NAN);
+        json_double(&w, "p95", has ? metric_stat_p95(m) : NAN);
+        json_double(&w, "max", has ? m->max : NAN);
+        json_bool(&w, "p95_exact", has ? quantile_is_exact(&m->q) : 1);
+        json_object_end(&w);
+    }
+    json_array_end(&w);
+
+    print_top_json(s, &w, "top_by_total", 0);
+    print_top_json(s, &w, "top_by_self", 1);
+    scope_tree_stats ts = scope_tree_get_stats(s->fs.tree);
+    json_object_begin(&w, "scope_notes");
+    json_uint(&w, "unfinished", ts.unfinished);
+    json_uint(&w, "skipped_level", ts.skipped_level);
+    json_uint(&w, "negative_self", ts.negative_self);
+    json_uint(&w, "too_deep", ts.too_deep);
+    json_object_end(&w);
+    json_object_end(&w);
+    json_end(&w);
+}

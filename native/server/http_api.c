@@ -1,0 +1,120 @@
+/*
+ * http_api.c - the JSON endpoints: GET /api/captures and GET /api/captures/<id>.
+ *
+ * Each listing rescans the DIR arguments (so captures created after start-up appear) and probes
+ * every listed file (size, mtime, first 8 bytes): a few syscalls per capture, bounded by
+ * VOR_SERVER_MAX_CAPTURES, done on the service thread because they touch only local metadata.
+ * Only files whose magic matches get a "ws" link: anything else is listed with its state and is
+ * never streamed. Responses are built whole (capped at SERVER_JSON_MAX_BYTES) and sent in
+ * chunks by http_reply.c, with "cache-control: no-store" since they change as captures grow.
+ */
+#include "server_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const json_headers[] = {"cache-control:", "no-store", NULL};
+
+static void entry_json(json_buf *b, size_t id, const capture_entry *e)
+{
+    capture_probe pr;
+    char idtxt[24];
+
+    capture_probe_path(e->path, &pr);
+    snprintf(idtxt, sizeof idtxt, "%zu", id);
+    json_raw(b, "{\"id\":");
+    json_str(b, idtxt);
+    json_raw(b, ",\"name\":");
+    json_str(b, e->name);
+    json_raw(b, ",\"path\":");
+    json_str(b, e->path);
+    json_raw(b, ",\"bytes\":");
+    json_u64(b, pr.bytes);
+    json_raw(b, ",\"mtime_ms\":");
+    json_i64(b, pr.mtime_ms);
+    json_raw(b, ",\"state\":");
+    json_str(b, capture_state_name(pr.state));
+    if (pr.state == CAPTURE_OK) {
+        json_raw(b, ",\"ws\":\"/capture/");
+        json_raw(b, idtxt);
+        json_raw(b, "\"");
+    }
+    json_raw(b, "}");
+}
+
+static int send_json(struct lws *wsi, http_session *s, unsigned int status, json_buf *b)
+{
+    size_t len = 0;
+    char *body = json_take(b, &len);
+    if (!body)
+        return http_reply_text(wsi, s, 500, "500 response too large or out of memory\n");
+    return http_reply(wsi, s, status, "application/json", json_headers, body, len, true);
+}
+
+static int send_error(struct lws *wsi, http_session *s, unsigned int status, const char *what,
+                      const char *detail)
+{
+    char text[SERVER_TEXT_MAX_BYTES], msg[SERVER_TEXT_MAX_BYTES];
+    json_buf b;
+
+    snprintf(msg, sizeof msg, "%s%s%s", what, detail ? ": " : "", detail ? detail : "");
+    json_init_fixed(&b, text, sizeof text);
+    json_raw(&b, "{\"error\":");
+    json_str(&b, msg);
+    json_raw(&b, "}");
+    if (b.failed)
+        return http_reply_text(wsi, s, status, "error\n");
+    /* The body must outlive this call: copy it into an owned buffer. */
+    json_buf out;
+    json_init(&out, SERVER_JSON_MAX_BYTES);
+    json_raw(&out, text);
+    return send_json(wsi, s, status, &out);
+}
+
+static int list_captures(struct lws *wsi, server *srv, http_session *s)
+{
+    capture_registry *r = &srv->registry;
+    json_buf b;
+    bool first = true;
+
+    registry_rescan(r);
+    json_init(&b, SERVER_JSON_MAX_BYTES);
+    json_raw(&b, "{\"captures\":[");
+    for (size_t i = 0; i < r->count; i++) {
+        if (!r->entries[i].present)
+            continue;
+        if (!first)
+            json_raw(&b, ",");
+        first = false;
+        entry_json(&b, i, &r->entries[i]);
+    }
+    json_raw(&b, "]");
+    if (r->truncated)
+        json_raw(&b, ",\"truncated\":true");
+    json_raw(&b, "}");
+    return send_json(wsi, s, 200, &b);
+}
+
+int api_handle(struct lws *wsi, server *srv, http_session *s, const char *uri)
+{
+    static const char prefix[] = "/api/captures";
+    const size_t pl = sizeof prefix - 1;
+
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
+        return send_error(wsi, s, 405, "method not allowed", "the API answers GET only");
+    if (strncmp(uri, prefix, pl) != 0 || (uri[pl] != '\0' && uri[pl] != '/'))
+        return send_error(wsi, s, 404, "no such endpoint", uri);
+    if (uri[pl] == '\0' || !strcmp(uri + pl, "/"))
+        return list_captures(wsi, srv, s);
+
+    const char *id = uri + pl + 1;
+    size_t index = 0;
+    registry_rescan(&srv->registry);
+    const capture_entry *e = registry_find(&srv->registry, id, &index);
+    if (!e || !e->present)
+        return send_error(wsi, s, 404, "unknown capture id", id);
+    json_buf b;
+    json_init(&b, SERVER_JSON_MAX_BYTES);
+    entry_json(&b, index, e);
+    return send_json(wsi, s, 200, &b);
+}

@@ -1,0 +1,148 @@
+/*
+ * server.h - the server behind `vor serve [FILES|DIRS]`.
+ *
+ * One libwebsockets context on one port serves three things:
+ *
+ *   GET|HEAD /...              the static panel from the site directory (default build/site),
+ *                              index.html as the default document ("dir" redirects to "dir/"),
+ *                              MIME types from our own table (.wasm is application/wasm, unknown
+ *                              extensions application/octet-stream), "cache-control: no-cache".
+ *                              Every response, errors included, carries the cross-origin isolation
+ *                              headers (COOP same-origin, COEP require-corp, CORP same-origin) so
+ *                              the wasm build may use threads. Paths that try to leave the site
+ *                              directory (.., %2e%2e, symlinks pointing out) get 403/404; other
+ *                              methods 405. Keep-alive and pipelining work.
+ *   GET /api/captures          JSON list of the captures given on the command line: each FILE,
+ *                              and each *.vor directly inside each DIR (rescanned per request).
+ *   GET /api/captures/<id>     one entry of that list; unknown id -> 404 {"error":"..."}.
+ *   ws://HOST:PORT/capture/<id>[?follow=0]   (subprotocol "vor-capture", or none)
+ *                              streams the capture file as binary messages: exactly the bytes of
+ *                              the file, in order, then (when following, the default) the bytes
+ *                              appended while it grows. See "Websocket protocol" below.
+ *
+ * Listing entry (JSON, one per capture):
+ *   {"id":"0","name":"run.vor","path":"<as given>","bytes":N,"mtime_ms":T,
+ *    "state":"capture","ws":"/capture/0"}
+ *   state is one of "capture" (starts with the .vor magic; only these carry "ws"), "empty"
+ *   (0 bytes, or fewer than 8 bytes that are a prefix of the magic: still being created),
+ *   "not-a-capture" (other magic), "missing" (a FILE argument that does not exist (yet)),
+ *   "unreadable" (cannot be opened) or "not-a-file". The top-level object also has
+ *   "truncated":true when more than VOR_SERVER_MAX_CAPTURES captures were found.
+ *
+ * Websocket protocol (all text messages from the server are JSON objects with a "type"):
+ *   server -> client, binary   the next bytes of the file (chunks of up to 64 KiB, boundaries
+ *                              not aligned to records: concatenate them).
+ *   server -> client, text     {"type":"end","bytes":N}  not following and all N bytes sent;
+ *                              the server then closes with 1000.
+ *                              {"type":"reset","reason":"truncated"|"replaced"|"removed",
+ *                               "bytes":N}  the followed file shrank below what was sent, or its
+ *                              path now names another file / nothing; closes with 1000. Reconnect
+ *                              to read the new file from its start.
+ *                              {"type":"error","message":"..."}  then a close with status:
+ *                              1003 binary message received, 1008 bad JSON / unknown type / bad
+ *                              value / bad URL / unknown id / not a capture, 1009 message over
+ *                              4 KiB, 1011 server-side failure (open/read), 1013 too many viewers.
+ *   client -> server, text     {"type":"follow","value":false}  stop at the current end of file
+ *                              (then "end"); {"type":"follow","value":true} keep following (not
+ *                              after "end", nor when the server runs with --no-follow). No reply.
+ *   On vor_server_request_stop() viewers are closed with 1001 "server stopping".
+ *
+ * Viewers and memory: each viewer reads the file at its own offset (the file is the buffer) and
+ * is written to only when libwebsockets reports its socket writable, one chunk at a time through
+ * one shared read buffer. So a viewer costs one open file descriptor, ~5 KiB of state and at most
+ * one unsent chunk inside libwebsockets; nothing is queued per viewer beyond that. A slow viewer
+ * that falls behind a live capture is NOT dropped: it keeps reading the file at its own pace and
+ * catches up when it can; a stalled one only holds its slot. At most max_viewers (default 64)
+ * stream at once; further connections get an error and close 1013 "too many viewers".
+ * Growth is detected by polling the file size every poll_interval_ms (default 50 ms) for viewers
+ * that have caught up; nothing is polled when nobody waits.
+ *
+ * Why 127.0.0.1 by default: a capture reveals the structure of the profiled program (function
+ * and scope names, timings, memory use) and the server has no authentication, so it listens on
+ * loopback only unless --host says otherwise.
+ *
+ * Threading: vor_server_run() runs everything on the calling thread (one event loop; no callback
+ * ever blocks on the network). One server per process at a time. vor_server_request_stop() may
+ * be called from any thread or from a signal handler.
+ */
+#ifndef VOR_SERVER_H
+#define VOR_SERVER_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VOR_SERVER_DEFAULT_PORT 8700          /* used when options.port == 0 */
+#define VOR_SERVER_PORT_ANY (-1)              /* options.port: let the OS choose (tests) */
+#define VOR_SERVER_DEFAULT_HOST "127.0.0.1"   /* used when options.host == NULL */
+#define VOR_SERVER_DEFAULT_SITE "build/site"  /* used when options.site_dir == NULL */
+#define VOR_SERVER_DEFAULT_MAX_VIEWERS 64     /* used when options.max_viewers == 0 */
+#define VOR_SERVER_MAX_VIEWERS_LIMIT 1024     /* options.max_viewers above this is an error */
+#define VOR_SERVER_DEFAULT_POLL_MS 50         /* used when options.poll_interval_ms == 0 */
+#define VOR_SERVER_MAX_PATHS 256              /* FILES|DIRS arguments accepted */
+#define VOR_SERVER_MAX_CAPTURES 1024          /* captures listed (ids ever assigned) */
+
+/* Called once the server listens. host/port are what it bound (port resolved when ephemeral). */
+typedef void (*vor_server_ready_fn)(void *user, const char *host, int port);
+
+/* Zero-initialise, then set what you need: every zero field means its default. */
+typedef struct vor_server_options {
+    const char *host;        /* NULL = "127.0.0.1"; a numeric IPv4/IPv6 address, or "localhost" */
+    int port;                /* 0 = 8700; VOR_SERVER_PORT_ANY = ephemeral; else 1..65535 */
+    const char *site_dir;    /* NULL = "build/site" (relative to the working directory) */
+    int no_follow;           /* 0 = follow growing captures (default); 1 = never follow */
+    int max_viewers;         /* 0 = 64; 1..VOR_SERVER_MAX_VIEWERS_LIMIT */
+    int poll_interval_ms;    /* 0 = 50; growth polling period for caught-up viewers, 1..10000 */
+    int path_count;          /* number of entries used in paths[] */
+    const char *paths[VOR_SERVER_MAX_PATHS]; /* FILES|DIRS, borrowed (must outlive the run) */
+    vor_server_ready_fn on_ready; /* NULL = print "vor serve: http://HOST:PORT/" to stderr */
+    void *on_ready_user;     /* passed to on_ready */
+} vor_server_options;
+
+/* Results of vor_server_parse_args(). */
+enum {
+    VOR_SERVER_ARGS_OK = 0,    /* options filled; run the server */
+    VOR_SERVER_ARGS_HELP = 1,  /* --help / -h seen: print vor_server_usage(), exit 0 */
+    VOR_SERVER_ARGS_ERROR = 2  /* bad usage: err holds one line; print it, exit 2 */
+};
+
+/*
+ * Parses `serve` arguments into *opts (which it zero-initialises first). argv[0] is the command
+ * name and is skipped (pass the sub-command's argc/argv, e.g. argc - 1, argv + 1 of main).
+ * Accepts, in any order: FILES|DIRS, --port N (or --port=N; 0 = ephemeral), --host H, --site DIR,
+ * --no-follow, --help/-h, and "--" (everything after it is a path).
+ * Returns VOR_SERVER_ARGS_OK, _HELP, or _ERROR with a one-line message (no trailing newline,
+ * e.g. "--port: 'abc' is not a port number (1-65535)") in err[errlen]. opts->paths borrow argv.
+ * Pure: no I/O, no allocation; thread-safe.
+ */
+int vor_server_parse_args(int argc, char **argv, vor_server_options *opts, char *err, size_t errlen);
+
+/* The usage text for `vor serve` (static string, ends with a newline). */
+const char *vor_server_usage(void);
+
+/*
+ * Runs the server until vor_server_request_stop(); blocks the calling thread.
+ * Before listening it classifies each path (a directory is rescanned on every listing; a path
+ * that does not exist is listed as "missing" with a warning on stderr) and checks the site
+ * directory (missing: warning, static requests answer 404, the API still works).
+ * Returns 0 after a clean stop (every connection closed, every allocation freed),
+ * 2 for invalid options (message on stderr), 1 when the server cannot start (port in use,
+ * out of memory, ...; message on stderr). If a stop was requested before the call it returns 0
+ * at once. Not reentrant: one server per process at a time.
+ */
+int vor_server_run(const vor_server_options *opts);
+
+/*
+ * Asks a running (or about-to-run) vor_server_run() to stop: viewers are closed with 1001 and
+ * the call returns within about a second even if a viewer is stalled. Async-signal-safe (an
+ * atomic store and one write() to a non-blocking pipe), callable from any thread; idempotent.
+ */
+void vor_server_request_stop(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VOR_SERVER_H */

@@ -1,0 +1,122 @@
+/* capture_workload.c: an instrumented program with a known shape, run by the CLI tests
+ * with VOR_RECORD=path VOR_RECORD_FLAME=1 to produce real captures.
+ *
+ *     capture_workload FRAMES [--delay-ms MS]
+ *
+ * Threads and scopes (names are what the tests check; times are real and vary):
+ *   main:   run (one explicit scope around the whole loop, ending in the last frame, so
+ *           its children wait across frames for their parent)
+ *             frame_body
+ *               physics > collide
+ *               render           (called twice on even frames: stacks merge by name)
+ *   worker: load > decode        (in lock-step with main through two barriers)
+ * Metrics: "score" (unit "points") = 1.5 * i from frame 0; "loss" (unit "nats") only
+ * from frame FRAMES/2 on (a column first appearing mid-run), NaN at frame FRAMES-2 and
+ * +infinity at FRAMES-3 when those are in the second half.
+ * --delay-ms sleeps between frames (tests that tail a growing capture).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vor/vor.h"
+
+static pthread_barrier_t frame_start, frame_done;
+static volatile int stop_worker;
+static volatile uint64_t sink;
+
+/* Busy work for about `us` microseconds, so that every scope has a self time. */
+static void spin_us(uint64_t us) {
+    uint64_t end = vor_now_ns() + us * 1000u;
+    while (vor_now_ns() < end) sink++;
+}
+
+static void *worker(void *arg) {
+    (void)arg;
+    vor_set_thread_name("worker");
+    for (;;) {
+        pthread_barrier_wait(&frame_start);
+        if (stop_worker) break;
+        {
+            VOR_SCOPE("load");
+            spin_us(5);
+            {
+                VOR_SCOPE("decode");
+                spin_us(10);
+            }
+        }
+        pthread_barrier_wait(&frame_done);
+    }
+    return NULL;
+}
+
+static void frame_body(int i) {
+    VOR_SCOPE("frame_body");
+    spin_us(3);
+    {
+        VOR_SCOPE("physics");
+        spin_us(20);
+        {
+            VOR_SCOPE("collide");
+            spin_us(10);
+        }
+    }
+    {
+        VOR_SCOPE("render");
+        spin_us(15);
+    }
+    if (i % 2 == 0) {
+        VOR_SCOPE("render");
+        spin_us(5);
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: capture_workload FRAMES [--delay-ms MS]\n");
+        return 2;
+    }
+    int frames = atoi(argv[1]);
+    long delay_ms = 0;
+    if (argc >= 4 && strcmp(argv[2], "--delay-ms") == 0) delay_ms = atol(argv[3]);
+    if (frames < 1) frames = 1;
+
+    vor_set_thread_name("main");
+    vor_record_metric_unit("score", "points");
+    vor_record_metric_unit("loss", "nats");
+    pthread_barrier_init(&frame_start, NULL, 2);
+    pthread_barrier_init(&frame_done, NULL, 2);
+    vor_enable();
+    pthread_t th;
+    if (pthread_create(&th, NULL, worker, NULL) != 0) return 1;
+
+    static vor_site run_site = VOR_SITE_INIT("run");
+    int run_open = vor_scope_begin(&run_site);
+    for (int i = 0; i < frames; i++) {
+        pthread_barrier_wait(&frame_start);
+        frame_body(i);
+        pthread_barrier_wait(&frame_done);
+        vor_record_metric("score", 1.5 * i);
+        if (i >= frames / 2) {
+            double loss = 1.0 / (i + 1);
+            if (i == frames - 2) loss = NAN;
+            if (i == frames - 3) loss = INFINITY;
+            vor_record_metric("loss", loss);
+        }
+        if (i == frames - 1 && run_open) vor_scope_end();
+        vor_frame_mark();
+        if (delay_ms > 0) {
+            struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+    stop_worker = 1;
+    pthread_barrier_wait(&frame_start);
+    pthread_join(th, NULL);
+    vor_shutdown();
+    return 0;
+}

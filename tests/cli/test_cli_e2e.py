@@ -1,0 +1,726 @@
+#!/usr/bin/env python3
+"""test_cli_e2e.py: end-to-end tests of the `vor` command on real captures.
+
+    test_cli_e2e.py TEST --vor PATH --workload PATH --dump PATH --tmp DIR
+
+TEST is one of: summary csv folded chrome tail errors truncated (each a ctest test,
+cli_e2e_<TEST>). Captures come from cli_capture_workload (tests/cli/capture_workload.c)
+run with VOR_RECORD=path VOR_RECORD_FLAME=1; the expected numbers are computed here from
+cli_capture_dump's listing of the same file (the reader's output, printed as text), with
+algorithms of our own: parents by a backward pass over each thread's scopes (the format
+spec's definition) rather than the CLI's stack, exact percentiles by sorting, sums with
+math.fsum. Only the standard library is used.
+
+Exit status: 0 passed, 1 failed.
+"""
+import argparse
+import bisect
+import csv
+import io
+import json
+import math
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+
+ARGS = None
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def equal(got, want, what):
+    if got != want:
+        raise Failure(f"{what}: got {got!r}, want {want!r}")
+
+
+# ---- Running things -------------------------------------------------------------------
+
+def run(cmd, env=None, stdin=None, timeout=120):
+    p = subprocess.run(cmd, env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def vor(*args, **kw):
+    return run([ARGS.vor, *args], **kw)
+
+
+def tmp(name):
+    os.makedirs(ARGS.tmp, exist_ok=True)
+    return os.path.join(ARGS.tmp, name)
+
+
+def make_capture(name, frames, flame=True, extra_env=None, delay_ms=0):
+    path = tmp(name)
+    if os.path.exists(path):
+        os.remove(path)
+    env = dict(os.environ)
+    for k in list(env):
+        if k.startswith("VOR_"):
+            del env[k]
+    env["VOR_RECORD"] = path
+    if flame:
+        env["VOR_RECORD_FLAME"] = "1"
+    env.update(extra_env or {})
+    cmd = [ARGS.workload, str(frames)] + (["--delay-ms", str(delay_ms)] if delay_ms else [])
+    rc, out, err = run(cmd, env=env)
+    check(rc == 0, f"workload failed ({rc}): {err}")
+    check(os.path.getsize(path) > 0, "workload wrote an empty capture")
+    return path
+
+
+# ---- The capture as the reader sees it (cli_capture_dump) -------------------------------
+
+class Capture:
+    def __init__(self, path):
+        rc, out, err = run([ARGS.dump, path])
+        check(rc == 0, f"capture_dump failed: {err}")
+        self.info = None
+        self.frames = []
+        self.columns = {}
+        self.end = None
+        for line in out.split("\n"):
+            if not line:
+                continue
+            f = line.split("\t")
+            kind = f[0]
+            if kind == "info":
+                self.info = dict(version=f[1], producer=f[2], process=f[3], pid=int(f[4]), wall=int(f[5]),
+                                 flame=int(f[6]))
+            elif kind == "frame":
+                self.frames.append(dict(index=int(f[1]), start=int(f[2]), dur=int(f[3]), overhead=int(f[4]),
+                                        dropped=int(f[5]), has_flame=int(f[6]), n_scopes=int(f[7]), values={},
+                                        scopes=[]))
+            elif kind == "value":
+                self.frames[-1]["values"][int(f[1])] = float(f[2])
+            elif kind == "scope":
+                self.frames[-1]["scopes"].append(dict(thread=int(f[1]), tname=f[2], name=f[3], depth=int(f[4]),
+                                                      start=int(f[5]), dur=int(f[6])))
+            elif kind == "column":
+                self.columns[int(f[1])] = dict(system=int(f[2]), name=f[3], unit=f[4] if len(f) > 4 else "")
+            elif kind == "end":
+                self.end = dict(frames=int(f[1]), status=f[2], message=f[3] if len(f) > 3 else "")
+
+    def scopes(self):
+        for fr in self.frames:
+            yield from fr["scopes"]
+
+
+def nearest_rank(values, p):
+    v = sorted(values)
+    rank = max(1, math.ceil(p / 100.0 * len(v)))
+    return v[rank - 1]
+
+
+def scope_forest(cap):
+    """Parents as docs/FORMAT.md section 4.5 defines them, applied to each thread's whole
+    stream of scopes (end order across frames): the parent of a scope at depth d is the
+    first scope after it at depth d - 1 on the same thread. A plain backward pass, not the
+    CLI's stack of pending groups. Returns (scopes, parent, self)."""
+    scopes = list(cap.scopes())
+    parent = [None] * len(scopes)
+    next_at = {}  # (thread, depth) -> index of the nearest following scope
+    for i in range(len(scopes) - 1, -1, -1):
+        s = scopes[i]
+        if s["depth"] > 0:
+            parent[i] = next_at.get((s["thread"], s["depth"] - 1))
+        next_at[(s["thread"], s["depth"])] = i
+    child_sum = [0] * len(scopes)
+    for i, p in enumerate(parent):
+        if p is not None:
+            child_sum[p] += scopes[i]["dur"]
+    self_ns = [max(0, s["dur"] - child_sum[i]) for i, s in enumerate(scopes)]
+    return scopes, parent, self_ns
+
+
+def expected_folded(cap, thread_roots=True):
+    scopes, parent, self_ns = scope_forest(cap)
+    out = {}
+    for i, s in enumerate(scopes):
+        names = []
+        j = i
+        while j is not None:
+            names.append(scopes[j]["name"])
+            j = parent[j]
+        if thread_roots:
+            names.append(s["tname"])
+        path = ";".join(reversed(names))
+        out[path] = out.get(path, 0) + self_ns[i]
+    return {k: v for k, v in out.items() if v > 0}
+
+
+def parse_folded(text):
+    out = {}
+    for line in text.splitlines():
+        stack, _, value = line.rpartition(" ")
+        check(stack and value.isdigit(), f"bad folded line {line!r}")
+        check(stack not in out, f"duplicate stack {stack!r}")
+        out[stack] = int(value)
+    return out
+
+
+# ---- Tests ----------------------------------------------------------------------------------
+
+FRAMES = 200
+
+
+def test_summary():
+    path = make_capture("summary.vor", FRAMES)
+    cap = Capture(path)
+    equal(cap.end["status"], "ok", "the dump read the capture")
+    rc, out, err = vor("summary", path, "--json")
+    equal(rc, 0, f"summary --json exit status (stderr {err!r})")
+    s = json.loads(out)
+    # Options before the file give the same answer.
+    rc2, out2, _ = vor("summary", "--json", path)
+    equal(rc2, 0, "summary --json FILE")
+    equal(json.loads(out2), s, "options before or after the file")
+
+    equal(s["file"], path, "file")
+    equal(s["format_version"], cap.info["version"], "format_version")
+    equal(s["producer"], cap.info["producer"], "producer")
+    equal(s["process"], cap.info["process"], "process")
+    equal(s["pid"], cap.info["pid"], "pid")
+    equal(s["flame_requested"], True, "flame_requested")
+    equal(s["finished"], True, "finished")
+    equal(s["wall_epoch_ns"], cap.info["wall"], "wall_epoch_ns")
+    check(s["wall_clock_start"].endswith("Z") and "T" in s["wall_clock_start"], "wall_clock_start is ISO 8601 UTC")
+    equal(s["frames"], FRAMES, "frames")
+    equal(s["first_index"], cap.frames[0]["index"], "first_index")
+    equal(s["last_index"], cap.frames[-1]["index"], "last_index")
+    start = min(f["start"] for f in cap.frames)
+    end = max(f["start"] + f["dur"] for f in cap.frames)
+    equal(s["start_ns"], start, "start_ns")
+    equal(s["end_ns"], end, "end_ns")
+    equal(s["span_ns"], end - start, "span_ns")
+    equal(s["flame_frames"], sum(f["has_flame"] for f in cap.frames), "flame_frames")
+    equal(s["scopes"], sum(f["n_scopes"] for f in cap.frames), "scopes")
+    equal(s["dropped_scopes"], sum(f["dropped"] for f in cap.frames), "dropped_scopes")
+    equal(s["overhead_ns"], sum(f["overhead"] for f in cap.frames), "overhead_ns")
+
+    # Metrics, computed here.
+    equal([m["name"] for m in s["metrics"]], [cap.columns[i]["name"] for i in sorted(cap.columns)], "metric names")
+    for m in s["metrics"]:
+        cid = m["id"]
+        equal(m["unit"], cap.columns[cid]["unit"], f"{m['name']} unit")
+        equal(m["system"], bool(cap.columns[cid]["system"]), f"{m['name']} system")
+        vals = [f["values"][cid] for f in cap.frames if cid in f["values"]]
+        finite = [v for v in vals if math.isfinite(v)]
+        equal(m["frames"], len(finite), f"{m['name']} frames")
+        equal(m["nonfinite"], len(vals) - len(finite), f"{m['name']} nonfinite")
+        equal(m["min"], min(finite), f"{m['name']} min")
+        equal(m["max"], max(finite), f"{m['name']} max")
+        equal(m["p95"], nearest_rank(finite, 95), f"{m['name']} p95")
+        equal(m["p95_exact"], True, f"{m['name']} p95_exact")
+        mean = math.fsum(finite) / len(finite)
+        check(abs(m["mean"] - mean) <= 1e-12 * max(1.0, abs(mean)), f"{m['name']} mean {m['mean']} vs {mean}")
+    by_name = {m["name"]: m for m in s["metrics"]}
+    equal(by_name["score"]["unit"], "points", "score unit")
+    equal(by_name["loss"]["unit"], "nats", "loss unit")
+    equal(by_name["loss"]["frames"], FRAMES - FRAMES // 2 - 2, "loss: first appears mid-run, two non-finite")
+    equal(by_name["loss"]["nonfinite"], 2, "loss non-finite values")
+    equal(by_name["score"]["max"], 1.5 * (FRAMES - 1), "score max")
+
+    # Scopes: calls, total and self by name, from the containment forest.
+    scopes, parent, self_ns = scope_forest(cap)
+    per = {}
+    for i, sc in enumerate(scopes):
+        e = per.setdefault(sc["name"], [0, 0, 0])
+        e[0] += 1
+        e[1] += sc["dur"]
+        e[2] += self_ns[i]
+    equal(per["render"][0], FRAMES + (FRAMES + 1) // 2, "render calls")
+    equal(per["run"][0], 1, "run calls")
+    for key, field in (("top_by_total", 1), ("top_by_self", 2)):
+        rows = s[key]
+        equal(len(rows), min(10, len(per)), f"{key} rows")
+        want = sorted(per, key=lambda n: (-per[n][field], n))
+        equal([r["name"] for r in rows], want[:len(rows)], f"{key} order")
+        for r in rows:
+            equal([r["calls"], r["total_ns"], r["self_ns"]], per[r["name"]], f"{key} {r['name']}")
+    equal(s["scope_notes"], {"unfinished": 0, "skipped_level": 0, "negative_self": 0, "too_deep": 0}, "scope notes")
+
+    rc, out, err = vor("summary", path, "--top", "2", "--json")
+    equal(len(json.loads(out)["top_by_self"]), 2, "--top 2")
+
+    # The text form: the same facts for people.
+    rc, text, err = vor("summary", path)
+    equal(rc, 0, "summary exit status")
+    equal(err, "", "summary stderr (not a terminal: no progress)")
+    for needle in ("frames    200 (index 0 to 199)", "score", "points", "loss", "nats", "2 non-finite skipped",
+                   "top 7 scopes by total time", "top 7 scopes by self time", "frame_body", "ended     properly"):
+        check(needle in text, f"summary text lacks {needle!r}:\n{text}")
+
+    # Metrics only: no scope tables.
+    plain = make_capture("metrics_only.vor", 50, flame=False)
+    rc, out, err = vor("summary", plain, "--json")
+    equal(rc, 0, "metrics-only summary")
+    s = json.loads(out)
+    equal((s["flame_requested"], s["flame_frames"], s["scopes"], s["top_by_total"]), (False, 0, 0, []),
+          "metrics-only summary scopes")
+    rc, text, err = vor("summary", plain)
+    check("top " not in text, "no top tables without flame frames")
+
+
+def test_csv():
+    path = make_capture("csv.vor", FRAMES)
+    cap = Capture(path)
+    out_path = tmp("csv.csv")
+    rc, out, err = vor("export", path, "--format", "csv", "-o", out_path)
+    equal((rc, out, err), (0, "", ""), "export csv -o")
+    with open(out_path, newline="") as fh:
+        text = fh.read()
+    rc, stdout_text, err = vor("export", "--format=csv", path)
+    equal(rc, 0, "export csv to stdout")
+    equal(stdout_text, text, "stdout and -o give the same CSV")
+    rows = list(csv.reader(io.StringIO(text)))
+    ids = sorted(cap.columns)
+    header = ["index", "start_ms", "duration_ms"] + [
+        f"{cap.columns[i]['name']} ({cap.columns[i]['unit']})" if cap.columns[i]["unit"] else cap.columns[i]["name"]
+        for i in ids]
+    equal(rows[0], header, "CSV header")
+    equal(len(rows), FRAMES + 1, "CSV rows")
+    check(all(len(r) == len(header) for r in rows), "every row has every column")
+    loss = header.index("loss (nats)")
+    for r, f in zip(rows[1:], cap.frames):
+        equal(int(r[0]), f["index"], "index")
+        equal(r[1], f"{f['start'] // 1000000}.{f['start'] % 1000000:06d}", "start_ms")
+        equal(r[2], f"{f['dur'] // 1000000}.{f['dur'] % 1000000:06d}", "duration_ms")
+        for k, cid in enumerate(ids):
+            cell = r[3 + k]
+            if cid not in f["values"]:
+                equal(cell, "", f"frame {f['index']} column {cid} absent")
+                continue
+            want = f["values"][cid]
+            got = float(cell)
+            check(got == want or (math.isnan(got) and math.isnan(want)), f"frame {f['index']} column {cid}: {cell} vs {want}")
+    # The metric that first appears mid-run: empty cells before, values after.
+    equal([r[loss] == "" for r in rows[1:]], [i < FRAMES // 2 for i in range(FRAMES)], "loss cells empty before mid-run")
+    equal(rows[FRAMES - 1][loss], "nan", "NaN cell")
+    equal(rows[FRAMES - 2][loss], "inf", "infinity cell")
+
+
+def test_folded():
+    path = make_capture("folded.vor", FRAMES)
+    cap = Capture(path)
+    rc, out, err = vor("export", path, "--format", "folded")
+    equal((rc, err), (0, ""), "export folded")
+    got = parse_folded(out)
+    want = expected_folded(cap)
+    equal(sorted(got), sorted(want), "folded stacks")
+    equal(sorted(got), ["main;run", "main;run;frame_body", "main;run;frame_body;physics",
+                        "main;run;frame_body;physics;collide", "main;run;frame_body;render", "worker;load",
+                        "worker;load;decode"], "the workload's stacks")
+    for k in want:
+        equal(got[k], want[k], f"self time of {k}")
+    equal(out.splitlines(), sorted(out.splitlines()), "lines in name order")
+
+    rc, out, err = vor("export", "--no-thread", path, "-f", "folded")
+    equal(rc, 0, "export folded --no-thread")
+    got = parse_folded(out)
+    want = {}
+    for k, v in expected_folded(cap).items():
+        k = k.split(";", 1)[1]
+        want[k] = want.get(k, 0) + v
+    equal(got, want, "folded --no-thread")
+
+    # A tiny cap: fewer stacks, same total, a note.
+    rc, out, err = vor("export", path, "--format", "folded", "--max-stacks", "5")
+    equal(rc, 0, "folded --max-stacks 5")
+    check("--max-stacks" in err and path in err, f"cap note: {err!r}")
+    equal(sum(parse_folded(out).values()), sum(expected_folded(cap).values()), "total kept under the cap")
+
+    plain = make_capture("folded_plain.vor", 10, flame=False)
+    rc, out, err = vor("export", plain, "--format", "folded")
+    equal(rc, 2, "folded of a metrics-only capture")
+    equal(err, f"vor export: {plain}: no flame frames in this capture (record with VOR_RECORD_FLAME=1)\n", "message")
+
+
+def ns_of(us):
+    """'12.345' microseconds -> 12345 ns, exactly."""
+    text = str(us) if not isinstance(us, str) else us
+    neg = text.startswith("-")
+    whole, _, frac = text.lstrip("-").partition(".")
+    ns = int(whole) * 1000 + int((frac + "000")[:3])
+    return -ns if neg else ns
+
+
+def load_trace(text):
+    # Keep the exact decimals of ts/dur: parse floats as strings.
+    return json.loads(text, parse_float=lambda s: s, parse_int=lambda s: int(s))
+
+
+def test_chrome():
+    trace_path = tmp("live.json")
+    if os.path.exists(trace_path):
+        os.remove(trace_path)
+    path = make_capture("chrome.vor", FRAMES, extra_env={"VOR_TRACE": trace_path})
+    cap = Capture(path)
+    rc, out, err = vor("export", path, "--format", "chrome")
+    if rc != 0 and "not available in this build" in err:
+        print("FAIL: --format chrome is not in this build:", err.strip())
+        return 1
+    equal(rc, 0, f"export chrome ({err!r})")
+    events = load_trace(out)
+    check(isinstance(events, list), "the array format")
+    pid = cap.info["pid"]
+    check(all(e["pid"] == pid for e in events), "one process")
+    names = {e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    check(sorted(names.values()) == ["frames", "main", "worker"], f"thread names {names}")
+    frames = [e for e in events if e["ph"] == "X" and e.get("cat") == "vor.frame"]
+    equal(len(frames), FRAMES, "one frame event per frame")
+    equal([e["args"]["index"] for e in frames], [f["index"] for f in cap.frames], "frame indices")
+    xs = [e for e in events if e["ph"] == "X" and e.get("cat") == "vor"]
+    equal(len(xs), sum(1 for _ in cap.scopes()), "one X event per scope")
+    counters = [e for e in events if e["ph"] == "C"]
+    equal(len(counters), sum(1 for f in cap.frames for v in f["values"].values() if math.isfinite(v)),
+          "one counter per finite value")
+    # Nesting per thread: intervals are disjoint or contained. Only scopes that lie within
+    # one frame: the capture maps the start of a scope that spans many frames with the
+    # clock anchors of the frame it ends in, so its start can be off by microseconds.
+    spans = sorted((ns_of(e["ts"]), ns_of(e["ts"]) + ns_of(e["dur"])) for e in frames)
+    def in_one_frame(ts, end):
+        k = bisect.bisect_right(spans, (ts, float("inf"))) - 1
+        return k >= 0 and spans[k][0] <= ts and end <= spans[k][1]
+    by_tid = {}
+    for e in xs:
+        ts, dur = ns_of(e["ts"]), ns_of(e["dur"])
+        if in_one_frame(ts, ts + dur):
+            by_tid.setdefault(e["tid"], []).append((ts, dur, e["name"]))
+    equal(sorted(names[t] for t in by_tid), ["main", "worker"], "scopes on main and worker")
+    for tid, evs in by_tid.items():
+        evs.sort(key=lambda x: (x[0], -x[1]))
+        stack = []
+        for ts, dur, name in evs:
+            while stack and stack[-1][0] + stack[-1][1] <= ts:
+                stack.pop()
+            if stack:
+                check(ts + dur <= stack[-1][0] + stack[-1][1], f"{name} overlaps its parent {stack[-1][2]} on {tid}")
+            stack.append((ts, dur, name))
+    main = [n for t, n in names.items() if n == "main"]
+    check(main, "main thread")
+    # The live VOR_TRACE of the same run: the same events (when the build writes one).
+    if os.path.exists(trace_path) and os.path.getsize(trace_path) > 0:
+        with open(trace_path) as fh:
+            live = load_trace(fh.read())
+        key = lambda e: json.dumps(e, sort_keys=True)
+        equal(sorted(map(key, events)), sorted(map(key, live)), "export = live VOR_TRACE of the same run")
+        print("export matches the live trace event for event")
+    else:
+        print("note: no live VOR_TRACE in this build; shape checked only")
+
+
+def read_lines_until(proc, want, timeout):
+    """Reads stdout lines until `want(lines)` or timeout; returns the lines."""
+    lines = []
+    buf = b""
+    deadline = time.time() + timeout
+    while time.time() < deadline and not want(lines):
+        r, _, _ = select.select([proc.stdout], [], [], 0.1)
+        if r:
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buf += chunk
+            *done, buf = buf.split(b"\n")
+            lines += [d.decode() for d in done]
+    return lines
+
+
+def stop(proc):
+    proc.send_signal(signal.SIGINT)
+    try:
+        rc = proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise Failure("tail did not stop on SIGINT")
+    err = proc.stderr.read().decode()
+    return rc, err
+
+
+def frame_indices(lines):
+    return [int(l.split()[1]) for l in lines if l.startswith("frame ")]
+
+
+def test_tail():
+    path = tmp("tail.vor")
+    if os.path.exists(path):
+        os.remove(path)
+    n = 40
+    # Started before the file exists: it waits, then prints frames while they are written.
+    tail = subprocess.Popen([ARGS.vor, "tail", path, "--from-start", "--interval", "20"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        time.sleep(0.3)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("VOR_")}
+        env.update(VOR_RECORD=path, VOR_RECORD_FLAME="1")
+        writer = subprocess.Popen([ARGS.workload, str(n), "--delay-ms", "50"], env=env, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        early = read_lines_until(tail, lambda ls: len(frame_indices(ls)) >= 5, 20)
+        check(writer.poll() is None, "frames arrived while the writer was still running")
+        rest = read_lines_until(tail, lambda ls: (n - 1) in frame_indices(early + ls), 30)
+        writer.wait(timeout=30)
+        lines = early + rest
+        equal(frame_indices(lines), list(range(n)), "every frame once, in order")
+        check(all("score=" in l for l in lines), "metrics on every line")
+        check(all("scopes=" in l for l in lines), "scope counts of flame frames")
+        check("loss=" in lines[-1] and "loss=" not in lines[0], "a metric appearing mid-run")
+    finally:
+        rc, err = stop(tail)
+    equal(rc, 0, "tail exits 0 on SIGINT")
+    equal(err.count("waiting for the file to appear"), 1, f"one note while waiting: {err!r}")
+
+    # Default: the last 10 frames, then follow; -n N chooses how many.
+    tail = subprocess.Popen([ARGS.vor, "tail", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines = read_lines_until(tail, lambda ls: len(ls) >= 10, 10)
+    time.sleep(0.3)
+    lines += read_lines_until(tail, lambda ls: False, 0.3)
+    rc, err = stop(tail)
+    equal((rc, err), (0, ""), "tail of a finished capture")
+    equal(frame_indices(lines), list(range(n - 10, n)), "the last 10 frames")
+    tail = subprocess.Popen([ARGS.vor, "tail", "-n", "3", path, "--interval", "10"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    lines = read_lines_until(tail, lambda ls: len(ls) >= 3, 10)
+    rc, err = stop(tail)
+    equal(frame_indices(lines), [n - 3, n - 2, n - 1], "-n 3")
+
+    # A corrupt capture ends the command with status 2.
+    bad = corrupt_copy(path, "tail_corrupt.vor")
+    rc, out, err = vor("tail", bad, "--from-start", timeout=20)
+    equal(rc, 2, f"tail of a corrupt capture ({err!r})")
+    check(err.startswith(f"vor tail: {bad}: "), f"message names the file: {err!r}")
+
+    # A new run writing the same path: read again from its start.
+    tail = subprocess.Popen([ARGS.vor, "tail", path, "-n", "1", "--interval", "20"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    lines = read_lines_until(tail, lambda ls: len(ls) >= 1, 10)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VOR_")}
+    env.update(VOR_RECORD=path)
+    rc, _, _ = run([ARGS.workload, "3", "--delay-ms", "20"], env=env)
+    equal(rc, 0, "second run")
+    lines += read_lines_until(tail, lambda ls: len(frame_indices(ls)) >= 3, 10)
+    rc, err = stop(tail)
+    equal(rc, 0, "tail across a new run")
+    equal(frame_indices(lines), [n - 1, 0, 1, 2], "the old last frame, then the new run from its start")
+    check("truncated or replaced; reading it from the start" in err, f"note: {err!r}")
+
+
+def record_offsets(data):
+    """(offset, length) of every record: the layout of docs/FORMAT.md sections 1-3."""
+    body = int.from_bytes(data[12:16], "little")
+    pos = 16 + body
+    out = []
+    while pos + 4 <= len(data):
+        n = int.from_bytes(data[pos:pos + 4], "little")
+        if pos + 4 + n > len(data):
+            break
+        out.append((pos, n))
+        pos += 4 + n
+    return out
+
+
+def corrupt_copy(path, name):
+    with open(path, "rb") as fh:
+        data = bytearray(fh.read())
+    recs = record_offsets(data)
+    check(len(recs) > 4, "records to corrupt")
+    pos, n = recs[len(recs) // 2]
+    for i in range(pos + 4 + n - 6, pos + 4 + n):  # the end of the record's payload
+        data[i] ^= 0x5A
+    out = tmp(name)
+    with open(out, "wb") as fh:
+        fh.write(data)
+    return out
+
+
+def test_errors():
+    path = make_capture("errors.vor", 30)
+
+    missing = tmp("no-such.vor")
+    rc, out, err = vor("summary", missing)
+    equal((rc, out, err), (2, "", f"vor summary: {missing}: No such file or directory\n"), "missing file")
+    rc, out, err = vor("export", missing, "--format", "csv")
+    equal((rc, err), (2, f"vor export: {missing}: No such file or directory\n"), "export: missing file")
+
+    text_file = tmp("not-a-capture.txt")
+    with open(text_file, "w") as fh:
+        fh.write("this is a text file, not a capture\n" * 4)
+    rc, out, err = vor("summary", text_file)
+    equal(rc, 2, "not a capture")
+    check(err.startswith(f"vor summary: {text_file}: ") and err.count("\n") == 1, f"one line naming the file: {err!r}")
+
+    rc, out, err = vor("tail", text_file, timeout=20)
+    equal(rc, 2, "tail of a file that is not a capture")
+    check(err.startswith(f"vor tail: {text_file}: ") and err.count("\n") == 1, f"one line naming the file: {err!r}")
+    rc, out, err = vor("summary", ARGS.tmp)
+    equal((rc, err), (2, f"vor summary: {ARGS.tmp}: is a directory, not a capture\n"), "a directory")
+
+    empty = tmp("empty.vor")
+    open(empty, "w").close()
+    rc, out, err = vor("summary", empty)
+    equal((rc, err), (2, f"vor summary: {empty}: empty file, not a capture (yet?)\n"), "empty file")
+
+    bad = corrupt_copy(path, "corrupt.vor")
+    for cmd in (["summary", bad], ["export", bad, "--format", "csv"], ["export", bad, "--format", "folded"]):
+        rc, out, err = vor(*cmd)
+        equal(rc, 2, f"{cmd[0]} of a corrupt capture")
+        check(err.startswith(f"vor {cmd[0]}: {bad}: ") and err.count("\n") == 1, f"message: {err!r}")
+        check(re.search(r"(byte|offset) \d+", err), f"the reader's message names the offset: {err!r}")
+    out_path = tmp("corrupt.csv")
+    rc, out, err = vor("export", bad, "--format", "csv", "-o", out_path)
+    equal(rc, 2, "export -o of a corrupt capture")
+    check(not os.path.exists(out_path), "a half-written output file is removed")
+
+    rc, out, err = vor("summary", path, "--bogus")
+    equal((rc, err), (2, "vor summary: unknown option '--bogus'; see 'vor summary --help'\n"), "unknown option")
+    rc, out, err = vor("export", path)
+    equal((rc, err), (2, "vor export: missing --format (chrome, folded or csv); see 'vor export --help'\n"),
+          "missing --format")
+    rc, out, err = vor("export", path, "--format", "xml")
+    equal((rc, err), (2, "vor export: unknown format 'xml' (chrome, folded or csv); see 'vor export --help'\n"),
+          "unknown format")
+    rc, out, err = vor("export", "--format", "csv")
+    equal((rc, err), (2, "vor export: no capture file given; see 'vor export --help'\n"), "no file")
+    rc, out, err = vor("summary", path, path)
+    equal(rc, 2, "two files")
+    rc, out, err = vor("tail", path, "--interval", "0")
+    equal(rc, 2, "--interval 0")
+    rc, out, err = vor("frobnicate")
+    equal((rc, err), (2, "vor: unknown command 'frobnicate'; see 'vor --help'\n"), "unknown command")
+    rc, out, err = vor("--frobnicate")
+    equal((rc, err), (2, "vor: unknown option '--frobnicate'; see 'vor --help'\n"), "unknown top-level option")
+    rc, out, err = vor()
+    check(rc == 2 and out == "" and "usage: vor COMMAND" in err, "no command: usage on stderr, status 2")
+
+    # Output errors: status 1, the path named; nothing deleted that is not ours.
+    unwritable = tmp("no-such-dir/out.csv")
+    rc, out, err = vor("export", path, "--format", "csv", "-o", unwritable)
+    equal((rc, err), (1, f"vor export: {unwritable}: cannot write: No such file or directory\n"), "-o unwritable")
+    if os.path.exists("/dev/full"):
+        rc, out, err = vor("export", path, "--format", "csv", "-o", "/dev/full")
+        equal((rc, err), (1, "vor export: /dev/full: write error: No space left on device\n"), "-o /dev/full")
+        check(os.path.exists("/dev/full"), "/dev/full is still there")
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([ARGS.vor, "summary", path], stdout=full, stderr=subprocess.PIPE)
+        equal((p.returncode, p.stderr.decode()), (1, "vor summary: stdout: write error: No space left on device\n"),
+              "stdout full")
+
+    size = os.path.getsize(path)
+    rc, out, err = vor("export", path, "--format", "csv", "-o", path)
+    equal((rc, err), (2, f"vor export: {path}: is the capture being exported; choose another output\n"), "-o FILE itself")
+    equal(os.path.getsize(path), size, "the capture is untouched")
+
+    # Help and version.
+    rc, top, err = vor("--help")
+    equal(rc, 0, "--help")
+    for c in ("summary", "export", "tail", "flamegraph", "diff", "serve"):
+        check(f"\n  {c} " in top, f"--help lists {c}")
+        rc, out, err = vor("help", c)
+        check(rc == 0 and "usage" in out.lower(), f"help {c}")
+    for c in ("summary", "export", "tail"):
+        rc, a, _ = vor("help", c)
+        rc2, b, _ = vor(c, "--help")
+        rc3, d, _ = vor(c, "-h")
+        equal((rc, rc2, rc3), (0, 0, 0), f"help {c}")
+        check(a == b == d and a.startswith(f"usage: vor {c}"), f"help {c} texts agree")
+    rc, out, err = vor("help", "nope")
+    equal((rc, err), (2, "vor help: unknown command 'nope'; see 'vor --help'\n"), "help of an unknown command")
+    rc, out, err = vor("--version")
+    check(rc == 0 and out.startswith("vor ") and "capture format 1." in out, f"--version: {out!r}")
+
+
+def test_truncated():
+    path = make_capture("whole.vor", 60)
+    whole = Capture(path)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    recs = record_offsets(data)
+    pos, n = recs[40]
+    cut = tmp("truncated.vor")
+    with open(cut, "wb") as fh:
+        fh.write(data[:pos + 4 + n // 2])  # record 40 torn half-way
+    part = Capture(cut)
+    equal(part.end["status"], "ok", "a torn tail is not an error for the reader")
+    equal(len(part.frames), 40, "complete frames before the tear")
+    rc, out, err = vor("summary", cut, "--json")
+    equal((rc, err), (0, ""), "summary of a truncated capture")
+    s = json.loads(out)
+    equal(s["frames"], 40, "frames summarised")
+    equal(s["finished"], False, "no end record")
+    equal(s["last_index"], whole.frames[39]["index"], "last complete frame")
+    # The run-long scope never ended in the kept part: its children are unfinished.
+    check(s["scope_notes"]["unfinished"] > 0, "children of a scope that never ended are counted")
+    rc, out, err = vor("export", cut, "--format", "folded")
+    equal(rc, 0, "folded of a truncated capture")
+    got = parse_folded(out)
+    check("main;frame_body" in got and "main;run" not in got, f"unfinished parents leave stacks at the root: {sorted(got)}")
+    rc, out, err = vor("export", cut, "--format", "csv")
+    equal((rc, len(out.splitlines())), (0, 41), "csv of a truncated capture")
+
+    # Only the header: a capture with no frame yet.
+    header_only = tmp("header_only.vor")
+    body = int.from_bytes(data[12:16], "little")
+    with open(header_only, "wb") as fh:
+        fh.write(data[:16 + body])
+    rc, out, err = vor("summary", header_only, "--json")
+    equal((rc, err), (0, ""), "summary of a header-only capture")
+    s = json.loads(out)
+    equal((s["frames"], s["span_ns"], s["wall_clock_start"]), (0, None, None), "no frames")
+    rc, out, err = vor("summary", header_only)
+    check(rc == 0 and "frames    0" in out, f"text summary of no frames: {out!r}")
+    rc, out, err = vor("export", header_only, "--format", "csv")
+    equal((rc, out.count("\n")), (0, 1), "csv of no frames: the header row")
+
+    # Cut inside the header: not a complete capture.
+    half = tmp("half_header.vor")
+    with open(half, "wb") as fh:
+        fh.write(data[:10])
+    rc, out, err = vor("summary", half)
+    equal((rc, err), (2, f"vor summary: {half}: not a capture, or its header is incomplete (10 bytes)\n"),
+          "a torn header")
+
+
+TESTS = {
+    "summary": test_summary,
+    "csv": test_csv,
+    "folded": test_folded,
+    "chrome": test_chrome,
+    "tail": test_tail,
+    "errors": test_errors,
+    "truncated": test_truncated,
+}
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("test", choices=sorted(TESTS))
+    ap.add_argument("--vor", required=True)
+    ap.add_argument("--workload", required=True)
+    ap.add_argument("--dump", required=True)
+    ap.add_argument("--tmp", required=True)
+    ARGS = ap.parse_args()
+    ARGS.tmp = os.path.join(ARGS.tmp, ARGS.test)
+    try:
+        rc = TESTS[ARGS.test]()
+    except Failure as e:
+        print(f"FAIL cli_e2e_{ARGS.test}: {e}")
+        return 1
+    if rc:
+        return rc
+    print(f"PASS cli_e2e_{ARGS.test}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,261 @@
+// server_http.test.mjs - the HTTP side of `vor serve`: static files, headers, traversal, listing.
+//
+// Run: node tests/server/server_http.test.mjs build/native/bin/test_server_host
+// One server for the whole file (site + capture dir in a temp directory); requests that must
+// not be normalised by a client library go over raw TCP.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { MAGIC, captureBytes, get, listCaptures, makeTmp, rawHttp, startServer } from './server_harness.mjs';
+
+const root = makeTmp('http');
+const site = path.join(root, 'site');
+const caps = path.join(root, 'caps');
+const SECRET = `secret-${process.pid}-${Date.now()}`;
+const files = {
+  'index.html': ['<!doctype html><title>vor</title>', 'text/html'],
+  'app.js': ['export const a = 1;', 'text/javascript'],
+  'mod.mjs': ['export default 2;', 'text/javascript'],
+  'style.css': ['body{margin:0}', 'text/css'],
+  'demo.wasm': [Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]), 'application/wasm'],
+  'data.json': ['{"x":1}', 'application/json'],
+  'icon.svg': ['<svg xmlns="http://www.w3.org/2000/svg"/>', 'image/svg+xml'],
+  'pic.png': [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), 'image/png'],
+  'app.js.map': ['{"version":3}', 'application/json'],
+  'blob.xyz': ['???', 'application/octet-stream'],
+  'sub/index.html': ['<p>sub</p>', 'text/html'],
+};
+let srv;
+
+before(async () => {
+  fs.mkdirSync(path.join(site, 'sub'), { recursive: true });
+  fs.mkdirSync(caps);
+  for (const [name, [content]] of Object.entries(files)) fs.writeFileSync(path.join(site, name), content);
+  fs.writeFileSync(path.join(root, 'secret.txt'), SECRET);
+  fs.symlinkSync(path.join(root, 'secret.txt'), path.join(site, 'leak.txt'));
+  fs.symlinkSync(root, path.join(site, 'leakdir'));
+  fs.symlinkSync(path.join(site, 'app.js'), path.join(site, 'alias.js')); // a symlink inside: fine
+  srv = await startServer(['--site', site, caps, path.join(root, 'single.vor'), '--host', '127.0.0.1']);
+});
+
+after(async () => {
+  fs.rmSync(root, { recursive: true, force: true });
+  if (srv) {
+    const r = await srv.stop();
+    assert.equal(r.code, 0, `server exit: ${r.code} ${r.signal}\n${r.stderr}`); // ASan/LSan reports fail here
+  }
+});
+
+function assertIsolationHeaders(r, what) {
+  assert.equal(r.headers['cross-origin-opener-policy'], 'same-origin', `${what}: COOP`);
+  assert.equal(r.headers['cross-origin-embedder-policy'], 'require-corp', `${what}: COEP`);
+  assert.equal(r.headers['cross-origin-resource-policy'], 'same-origin', `${what}: CORP`);
+}
+
+describe('static files', () => {
+  test('each file is served whole with its MIME type and the COOP/COEP/CORP headers', async () => {
+    for (const [name, [content, type]] of Object.entries(files)) {
+      const r = await get(srv.port, `/${name}`);
+      assert.equal(r.status, 200, name);
+      assert.equal(r.headers['content-type'].split(';')[0], type, name);
+      assert.deepEqual(r.body, Buffer.from(content), name);
+      assertIsolationHeaders(r, name);
+    }
+  });
+
+  test('.wasm is application/wasm exactly (streaming compilation needs it)', async () => {
+    const r = await get(srv.port, '/demo.wasm');
+    assert.equal(r.headers['content-type'], 'application/wasm');
+  });
+
+  test('/ serves index.html; a directory without its slash redirects; dir/ serves its index.html', async () => {
+    const r = await get(srv.port, '/');
+    assert.equal(r.status, 200);
+    assert.equal(r.body.toString(), files['index.html'][0]);
+    const red = await get(srv.port, '/sub');
+    assert.equal(red.status, 301);
+    assert.equal(red.headers.location, '/sub/');
+    assertIsolationHeaders(red, 'redirect');
+    const sub = await get(srv.port, '/sub/');
+    assert.equal(sub.body.toString(), '<p>sub</p>');
+  });
+
+  test('missing files are 404 and still carry the isolation headers', async () => {
+    const r = await get(srv.port, '/nope.js');
+    assert.equal(r.status, 404);
+    assertIsolationHeaders(r, '404');
+  });
+
+  test('HEAD gives the headers without a body; other methods get 405', async () => {
+    const h = await rawHttp(srv.port, 'HEAD /app.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.equal(h.status, 200);
+    assert.equal(h.body.length, 0);
+    const p = await rawHttp(srv.port, 'POST /app.js HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    assert.equal(p.status, 405);
+  });
+
+  test('keep-alive: several requests on one connection', async () => {
+    const r = await rawHttp(srv.port,
+      'GET /app.js HTTP/1.1\r\nHost: x\r\n\r\nGET /style.css HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const text = r.raw.toString('latin1');
+    assert.equal(text.match(/HTTP\/1\.1 200/g)?.length, 2, text);
+    assert.ok(text.includes(files['app.js'][0]) && text.includes(files['style.css'][0]));
+  });
+
+  test('a symlink that stays inside the site is served', async () => {
+    const r = await get(srv.port, '/alias.js');
+    assert.equal(r.status, 200);
+    assert.equal(r.body.toString(), files['app.js'][0]);
+  });
+});
+
+describe('path traversal', () => {
+  const attempts = [
+    '/../secret.txt',
+    '/../../../../../../etc/passwd',
+    '/%2e%2e/secret.txt',
+    '/%2E%2E/secret.txt',
+    '/%2e%2e%2fsecret.txt',
+    '/..%2fsecret.txt',
+    '/..%2Fsecret.txt',
+    '/.%2e/secret.txt',
+    '/%2e./secret.txt',
+    '/sub/../../secret.txt',
+    '/sub/%2e%2e/%2e%2e/secret.txt',
+    '//..//..//secret.txt',
+    '/./../secret.txt',
+    '/%252e%252e/secret.txt',
+    '/..\\secret.txt',
+    '/%5c..%5csecret.txt',
+    '/sub/..;/..;/secret.txt',
+    '/leak.txt',
+    '/leakdir/secret.txt',
+    `/${path.join(root, 'secret.txt')}`,
+    `${path.join(root, 'secret.txt')}`,
+    'http://127.0.0.1/../secret.txt',
+    '/%00/../secret.txt',
+    '/secret.txt%00.html',
+  ];
+  for (const attempt of attempts) {
+    test(`refused: GET ${attempt}`, async () => {
+      const r = await get(srv.port, attempt);
+      assert.ok(!r.raw.includes(SECRET), `the secret leaked through ${attempt}`);
+      assert.notEqual(r.status, 200, `${attempt} answered 200`);
+      // lws itself drops some malformed requests (no status); when there is one it is a refusal.
+      if (r.status !== null) assert.ok([400, 403, 404].includes(r.status), `${attempt}: HTTP ${r.status}`);
+    });
+  }
+
+  test('symlinks leading out of the site are 403 (not merely missing)', async () => {
+    assert.equal((await get(srv.port, '/leak.txt')).status, 403);
+    assert.equal((await get(srv.port, '/leakdir/secret.txt')).status, 403);
+  });
+
+  test('the server still serves after the attempts', async () => {
+    assert.equal((await get(srv.port, '/app.js')).status, 200);
+  });
+});
+
+describe('capture listing', () => {
+  test('lists FILE arguments and the *.vor files directly inside DIR arguments, with states', async () => {
+    fs.writeFileSync(path.join(caps, 'a.vor'), captureBytes(1000));
+    fs.writeFileSync(path.join(caps, 'b.vor'), Buffer.from('not a capture at all'));
+    fs.writeFileSync(path.join(caps, 'c.vor'), Buffer.alloc(0));
+    fs.writeFileSync(path.join(caps, 'd.vor'), MAGIC.subarray(0, 3)); // being written
+    fs.writeFileSync(path.join(caps, 'notes.txt'), captureBytes(10));
+    fs.mkdirSync(path.join(caps, 'dir.vor'));
+    fs.mkdirSync(path.join(caps, 'nested'));
+    fs.writeFileSync(path.join(caps, 'nested', 'deep.vor'), captureBytes(10));
+
+    const r = await get(srv.port, '/api/captures');
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['content-type'], 'application/json');
+    assertIsolationHeaders(r, 'api');
+    const list = JSON.parse(r.body.toString()).captures;
+    const byName = Object.fromEntries(list.map((c) => [c.name, c]));
+    assert.deepEqual(Object.keys(byName).sort(), ['a.vor', 'b.vor', 'c.vor', 'd.vor', 'single.vor']);
+
+    const a = byName['a.vor'];
+    const st = fs.statSync(path.join(caps, 'a.vor'));
+    assert.equal(typeof a.id, 'string');
+    assert.equal(a.path, path.join(caps, 'a.vor'));
+    assert.equal(a.bytes, 1008);
+    assert.ok(Math.abs(a.mtime_ms - st.mtimeMs) < 2, `mtime ${a.mtime_ms} vs ${st.mtimeMs}`);
+    assert.equal(a.state, 'capture');
+    assert.equal(a.ws, `/capture/${a.id}`);
+    assert.equal(byName['b.vor'].state, 'not-a-capture');
+    assert.equal(byName['c.vor'].state, 'empty');
+    assert.equal(byName['d.vor'].state, 'empty');
+    assert.equal(byName['single.vor'].state, 'missing');
+    assert.equal(byName['single.vor'].path, path.join(root, 'single.vor'));
+    for (const n of ['b.vor', 'c.vor', 'd.vor', 'single.vor']) assert.equal(byName[n].ws, undefined, `${n} has a ws link`);
+    assert.equal(new Set(list.map((c) => c.id)).size, list.length, 'ids are unique');
+  });
+
+  test('rescans: new captures appear, removed ones go, ids stay stable', async () => {
+    const before1 = await listCaptures(srv);
+    const idA = before1.find((c) => c.name === 'a.vor').id;
+    fs.writeFileSync(path.join(caps, 'e.vor'), captureBytes(5));
+    fs.writeFileSync(path.join(root, 'single.vor'), captureBytes(7)); // the missing FILE appears
+    fs.rmSync(path.join(caps, 'b.vor'));
+    const now = await listCaptures(srv);
+    const byName = Object.fromEntries(now.map((c) => [c.name, c]));
+    assert.ok(byName['e.vor'], 'new capture listed');
+    assert.equal(byName['e.vor'].state, 'capture');
+    assert.ok(!byName['b.vor'], 'removed capture still listed');
+    assert.equal(byName['a.vor'].id, idA, 'id changed across rescans');
+    assert.equal(byName['single.vor'].state, 'capture');
+    assert.equal(byName['single.vor'].bytes, 15);
+    // b.vor comes back: same id as before
+    const idB = before1.find((c) => c.name === 'b.vor').id;
+    fs.writeFileSync(path.join(caps, 'b.vor'), 'x');
+    assert.equal((await listCaptures(srv)).find((c) => c.name === 'b.vor').id, idB);
+  });
+
+  test('names are escaped so the JSON always parses (quotes, backslashes, control bytes, bad UTF-8)', async () => {
+    const odd = 'we"ird\\na\tme\u00e9\u{1F600}.vor';
+    fs.writeFileSync(path.join(caps, odd), captureBytes(1));
+    const badUtf8 = Buffer.concat([Buffer.from(caps + '/bad-'), Buffer.from([0xff, 0xc0, 0x80]), Buffer.from('.vor')]);
+    fs.writeFileSync(badUtf8, captureBytes(1));
+    const r = await get(srv.port, '/api/captures');
+    const list = JSON.parse(r.body.toString('utf8')).captures; // throws if the JSON is malformed
+    assert.ok(list.some((c) => c.name === odd), 'odd name round-trips');
+    const bad = list.find((c) => c.name.startsWith('bad-'));
+    assert.equal(bad.name, 'bad-\ufffd\ufffd\ufffd.vor');
+    assert.ok(r.body.toString('latin1').includes('\\"') && r.body.toString('latin1').includes('\\t'));
+  });
+
+  test('GET /api/captures/<id> returns that entry; unknown ids are 404 JSON errors', async () => {
+    const list = await listCaptures(srv);
+    const a = list.find((c) => c.name === 'a.vor');
+    const one = await fetch(`${srv.http}/api/captures/${a.id}`);
+    assert.equal(one.status, 200);
+    assert.deepEqual(await one.json(), { ...a, mtime_ms: a.mtime_ms });
+    for (const id of ['999', '01', '-1', 'abc', '1x', '99999999999999999999']) {
+      const r = await fetch(`${srv.http}/api/captures/${id}`);
+      assert.equal(r.status, 404, id);
+      const body = await r.json();
+      assert.match(body.error, /unknown capture id/, id);
+    }
+    const other = await fetch(`${srv.http}/api/other`);
+    assert.equal(other.status, 404);
+    assert.ok((await other.json()).error);
+  });
+});
+
+describe('stop', () => {
+  test('SIGTERM stops the server cleanly (exit 0) and promptly', async () => {
+    const s = await startServer(['--site', site, caps]);
+    assert.equal((await get(s.port, '/app.js')).status, 200);
+    const r = await s.stop();
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.ms < 3000, `stop took ${r.ms} ms`);
+  });
+
+  test('bad arguments exit 2 with one message', async () => {
+    for (const args of [['--port', 'x'], ['--port', '70000'], ['--host', 'nowhere'], ['--bogus'], ['--site']]) {
+      await assert.rejects(startServer(args), /exited with 2/, args.join(' '));
+    }
+  });
+});

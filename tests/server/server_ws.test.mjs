@@ -1,0 +1,413 @@
+// server_ws.test.mjs - capture streams over websockets: fidelity, growth, fan-out, stalls,
+// garbage input, the viewer cap, truncation/replacement, and stopping.
+//
+// Run: node tests/server/server_ws.test.mjs build/native/bin/test_server_host
+// Captures are synthetic: the 8-byte magic then random bytes (the server never parses records),
+// so "byte-identical to the file" is a strong check. Timing assertions compare runs against a
+// baseline measured in the same process instead of hard-coding speeds.
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  MAGIC, captureBytes, captureId, listCaptures, makeTmp, sleep, stalledViewer, startServer, viewer, withTimeout,
+} from './server_harness.mjs';
+
+const root = makeTmp('ws');
+const caps = path.join(root, 'caps');
+let srv;
+
+before(async () => {
+  fs.mkdirSync(caps);
+  srv = await startServer(['--site', root, caps]);
+});
+
+after(async () => {
+  if (srv) {
+    const r = await srv.stop();
+    assert.equal(r.code, 0, `server exit: ${r.code} ${r.signal}\n${r.stderr}`);
+  }
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+function writeCapture(name, content) {
+  const p = path.join(caps, name);
+  fs.writeFileSync(p, content);
+  return p;
+}
+
+function rssBytes(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m[1]) * 1024;
+}
+
+function follow(v, value) {
+  v.ws.send(JSON.stringify({ type: 'follow', value }));
+}
+
+describe('streaming a finished file', () => {
+  test('?follow=0: the exact bytes of the file, then {"type":"end","bytes":N} and close 1000', async () => {
+    const content = captureBytes(300 * 1024 + 7); // several 64 KiB chunks, odd tail
+    writeCapture('fixed.vor', content);
+    const id = await captureId(srv, 'fixed.vor');
+    const r = await withTimeout(viewer(`${srv.ws}/capture/${id}?follow=0`).done, 10000, 'viewer');
+    assert.equal(r.code, 1000);
+    assert.ok(r.data.equals(content), `got ${r.data.length} bytes, file has ${content.length}`);
+    assert.deepEqual(r.texts, [{ type: 'end', bytes: content.length }]);
+  });
+
+  test('clients that send no subprotocol are accepted', async () => {
+    const content = captureBytes(1000);
+    writeCapture('noproto.vor', content);
+    const id = await captureId(srv, 'noproto.vor');
+    const r = await withTimeout(viewer(`${srv.ws}/capture/${id}?follow=0`, { protocol: null }).done, 10000, 'viewer');
+    assert.ok(r.data.equals(content));
+    assert.equal(r.texts.at(-1).type, 'end');
+  });
+
+  test('--no-follow on the server ends streams at the current end without ?follow=0', async () => {
+    const dir = makeTmp('nofollow');
+    const content = captureBytes(5000);
+    fs.writeFileSync(path.join(dir, 'x.vor'), content);
+    const s = await startServer(['--no-follow', dir]);
+    try {
+      const id = await captureId(s, 'x.vor');
+      const v = viewer(`${s.ws}/capture/${id}`);
+      await v.opened;
+      follow(v, true); // cannot override the server flag
+      const r = await withTimeout(v.done, 10000, 'viewer');
+      assert.ok(r.data.equals(content));
+      assert.deepEqual(r.texts, [{ type: 'end', bytes: content.length }]);
+    } finally {
+      assert.equal((await s.stop()).code, 0);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('following a growing capture', () => {
+  /**
+   * Writer appends random-sized pieces for `ms`; `n` viewers follow from before the first append;
+   * optional stalled viewers connect too. Returns what each viewer got plus the file content.
+   */
+  async function growingRun(name, { n, ms, stalled = 0 }) {
+    const file = writeCapture(name, captureBytes(100));
+    const id = await captureId(srv, name);
+    const stalls = [];
+    for (let i = 0; i < stalled; i++) stalls.push(await stalledViewer(srv.port, `/capture/${id}`));
+    const viewers = Array.from({ length: n }, () => viewer(`${srv.ws}/capture/${id}`));
+    assert.ok((await Promise.all(viewers.map((v) => v.opened))).every(Boolean), 'all viewers connected');
+    const fd = fs.openSync(file, 'a');
+    const t0 = performance.now();
+    let pieces = 0;
+    while (performance.now() - t0 < ms) {
+      fs.writeSync(fd, crypto.randomBytes(1 + crypto.randomInt(20000)));
+      pieces++;
+      if (pieces % 4 === 0) await sleep(2);
+    }
+    fs.closeSync(fd);
+    const liveBytes = viewers.map((v) => v.bytes()); // received while the writer was still writing
+    const size = fs.statSync(file).size;
+    const tEnd = performance.now();
+    for (const v of viewers) follow(v, false);
+    const results = await withTimeout(Promise.all(viewers.map((v) => v.done)), 60000, 'viewers to finish');
+    const drainMs = performance.now() - tEnd;
+    for (const s of stalls) s.destroy();
+    return { content: fs.readFileSync(file), size, results, liveBytes, pieces, drainMs };
+  }
+
+  test('20 concurrent viewers each receive every byte, identical to the file, while it grows', async () => {
+    const { content, size, results, liveBytes, pieces } = await growingRun('grow20.vor', { n: 20, ms: 1500 });
+    assert.ok(pieces > 50 && size > 500 * 1024, `writer wrote ${pieces} pieces, ${size} bytes`);
+    results.forEach((r, i) => {
+      assert.equal(r.code, 1000, `viewer ${i}: close ${r.code} ${r.reason}`);
+      assert.equal(r.data.length, size, `viewer ${i}: ${r.data.length} of ${size} bytes`);
+      assert.ok(r.data.equals(content), `viewer ${i}: bytes differ from the file`);
+      assert.deepEqual(r.texts, [{ type: 'end', bytes: size }], `viewer ${i}`);
+      assert.ok(liveBytes[i] > 100, `viewer ${i} got nothing while the file grew (live streaming)`);
+    });
+  });
+
+  test('with 2 stalled viewers connected, 20 others still get everything', async () => {
+    const { content, size, results } = await growingRun('grow20s.vor', { n: 20, ms: 1000, stalled: 2 });
+    results.forEach((r, i) => {
+      assert.equal(r.code, 1000, `viewer ${i}`);
+      assert.ok(r.data.equals(content), `viewer ${i}: ${r.data.length} of ${size} bytes`);
+    });
+  });
+
+  test('a capture that is still empty is waited for, then streamed from its first byte', async () => {
+    const file = writeCapture('late.vor', Buffer.alloc(0));
+    const entry = (await listCaptures(srv)).find((c) => c.name === 'late.vor');
+    assert.equal(entry.state, 'empty');
+    const v = viewer(`${srv.ws}/capture/${entry.id}`);
+    await v.opened;
+    fs.appendFileSync(file, MAGIC.subarray(0, 5)); // a partial magic: still nothing sent
+    await sleep(200);
+    assert.equal(v.bytes(), 0);
+    const rest = Buffer.concat([MAGIC.subarray(5), crypto.randomBytes(70000)]);
+    fs.appendFileSync(file, rest);
+    await withTimeout((async () => { while (v.bytes() < 70008) await sleep(10); })(), 10000, 'growth');
+    follow(v, false);
+    const r = await v.done;
+    assert.ok(r.data.equals(fs.readFileSync(file)));
+    assert.deepEqual(r.texts, [{ type: 'end', bytes: 70008 }]);
+  });
+
+  test('growth is picked up within a few poll periods', async () => {
+    const file = writeCapture('latency.vor', captureBytes(10));
+    const id = await captureId(srv, 'latency.vor');
+    const v = viewer(`${srv.ws}/capture/${id}`);
+    await v.opened;
+    await withTimeout((async () => { while (v.bytes() < 18) await sleep(5); })(), 5000, 'initial bytes');
+    const t0 = performance.now();
+    fs.appendFileSync(file, Buffer.from('more'));
+    await withTimeout((async () => { while (v.bytes() < 22) await sleep(2); })(), 5000, 'appended bytes');
+    const ms = performance.now() - t0;
+    v.ws.close();
+    assert.ok(ms < 1000, `appended bytes took ${ms} ms to arrive`);
+  });
+});
+
+describe('a stalled viewer does not delay the others', () => {
+  test('8 viewers of a 24 MiB capture finish about as fast with a stalled viewer as without', async () => {
+    // 24 MiB is well above what loopback socket buffers absorb, so a server that ever blocked
+    // on the stalled socket, or served viewers in lock-step, would stall or slow the others.
+    const content = captureBytes(24 * 1024 * 1024);
+    writeCapture('big.vor', content);
+    const id = await captureId(srv, 'big.vor');
+    const url = `${srv.ws}/capture/${id}?follow=0`;
+    async function run() {
+      const t0 = performance.now();
+      const rs = await withTimeout(Promise.all(Array.from({ length: 8 }, () => viewer(url).done)), 120000, 'viewers');
+      for (const r of rs) assert.ok(r.data.equals(content), `${r.data.length} bytes of ${content.length}`);
+      return performance.now() - t0;
+    }
+    await run(); // warm-up (page cache, JIT)
+    const baseline = await run();
+    const rssBefore = rssBytes(srv.child.pid);
+    const stalled = await stalledViewer(srv.port, `/capture/${id}?follow=0`);
+    await sleep(300); // let the server fill the stalled socket's buffers
+    // Memory stays bounded: the stalled viewer costs at most about one chunk, not the file.
+    const rssGrowth = rssBytes(srv.child.pid) - rssBefore;
+    const withStall = await run();
+    // The server keeps answering HTTP while the stalled viewer sits there.
+    const t0 = performance.now();
+    assert.equal((await fetch(`${srv.http}/api/captures`)).status, 200);
+    const apiMs = performance.now() - t0;
+    assert.ok(!stalled.destroyed, 'the stalled viewer was dropped (policy: it is kept)');
+    stalled.destroy();
+    console.log(`# 8 viewers x 24 MiB: ${baseline.toFixed(0)} ms alone, ${withStall.toFixed(0)} ms with a stalled viewer`);
+    assert.ok(withStall < baseline * 3 + 1500, `with a stalled viewer ${withStall} ms vs ${baseline} ms without`);
+    assert.ok(apiMs < 1000, `listing took ${apiMs} ms with a stalled viewer`);
+    assert.ok(rssGrowth < 8 * 1024 * 1024, `server RSS grew by ${rssGrowth} bytes for one stalled viewer`);
+  });
+});
+
+describe('garbage from clients', () => {
+  let id;
+  let content;
+  before(async () => {
+    content = captureBytes(2000);
+    writeCapture('target.vor', content);
+    id = await captureId(srv, 'target.vor');
+  });
+
+  async function expectError(send, code, pattern) {
+    const v = viewer(`${srv.ws}/capture/${id}`);
+    assert.ok(await v.opened);
+    send(v.ws);
+    const r = await withTimeout(v.done, 10000, 'close after garbage');
+    assert.equal(r.code, code, `close ${r.code} ${r.reason}`);
+    const err = r.texts.find((t) => t.type === 'error');
+    assert.ok(err, `no error message; got ${JSON.stringify(r.texts)}`);
+    assert.match(err.message, pattern);
+    return r;
+  }
+
+  test('binary junk -> error, close 1003', () =>
+    expectError((ws) => ws.send(crypto.randomBytes(100)), 1003, /binary/));
+  test('invalid JSON -> error, close 1008', () =>
+    expectError((ws) => ws.send('{"type": "follow", value: false}'), 1008, /not valid JSON/));
+  test('truncated JSON -> error, close 1008', () =>
+    expectError((ws) => ws.send('{"type":"follow","value":'), 1008, /not valid JSON/));
+  test('JSON that is not an object -> error, close 1008', () =>
+    expectError((ws) => ws.send('[1,2,3]'), 1008, /object/));
+  test('unknown type -> error, close 1008', () =>
+    expectError((ws) => ws.send('{"type":"rm -rf"}'), 1008, /unknown message type/));
+  test('missing type -> error, close 1008', () =>
+    expectError((ws) => ws.send('{"value":true}'), 1008, /type/));
+  test('bad follow value -> error, close 1008', () =>
+    expectError((ws) => ws.send('{"type":"follow","value":"yes"}'), 1008, /true or false/));
+  test('deeply nested JSON -> error, close 1008', () =>
+    expectError((ws) => ws.send('['.repeat(100) + ']'.repeat(100)), 1008, /not valid JSON/));
+  test('a 1 MiB message -> error, close 1009', () =>
+    expectError((ws) => ws.send('x'.repeat(1 << 20)), 1009, /too large/));
+  test('a message fragmented into many frames, over the limit -> close 1009', () =>
+    expectError((ws) => {
+      for (let i = 0; i < 10; i++) ws.send('{"a":"' + 'y'.repeat(1000), { fin: false });
+      ws.send('"}', { fin: true });
+    }, 1009, /too large/));
+
+  test('a valid message fragmented over several frames is understood', async () => {
+    const v = viewer(`${srv.ws}/capture/${id}`);
+    await v.opened;
+    await withTimeout((async () => { while (v.bytes() < content.length) await sleep(5); })(), 5000, 'bytes');
+    v.ws.send('{"type":', { fin: false });
+    v.ws.send('"follow","value"', { fin: false });
+    v.ws.send(':false}', { fin: true });
+    const r = await withTimeout(v.done, 5000, 'end');
+    assert.deepEqual(r.texts, [{ type: 'end', bytes: content.length }]);
+  });
+
+  test('invalid UTF-8 in a text message -> close 1007', async () => {
+    const v = viewer(`${srv.ws}/capture/${id}`);
+    await v.opened;
+    v.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
+    const r = await withTimeout(v.done, 10000, 'close');
+    assert.equal(r.code, 1007);
+  });
+
+  for (const [url, pattern] of [
+    ['/capture/abc', /unknown capture id/],
+    ['/capture/', /bad URL/],
+    ['/capture/01', /unknown capture id/],
+    ['/capture/0/extra', /unknown capture id/],
+    ['/capture/99999', /unknown capture id/],
+    ['/elsewhere', /bad URL/],
+    ['/', /bad URL/],
+  ]) {
+    test(`bad URL ${url} -> error, close 1008`, async () => {
+      const r = await withTimeout(viewer(`${srv.ws}${url}`).done, 10000, url);
+      assert.equal(r.code, 1008, `${url}: ${r.code} ${r.reason}`);
+      assert.match(r.texts[0]?.message ?? '', pattern);
+      assert.equal(r.data.length, 0);
+    });
+  }
+
+  test('bad ?follow value -> error, close 1008', async () => {
+    const r = await viewer(`${srv.ws}/capture/${id}?follow=maybe`).done;
+    assert.equal(r.code, 1008);
+    assert.match(r.texts[0].message, /follow/);
+  });
+
+  test('a file that is not a capture is refused, not served', async () => {
+    writeCapture('fake.vor', Buffer.from('GIF89a not a capture'));
+    const fake = await captureId(srv, 'fake.vor');
+    const r = await viewer(`${srv.ws}/capture/${fake}`).done;
+    assert.equal(r.code, 1008);
+    assert.match(r.texts[0].message, /not a vor capture/);
+    assert.equal(r.data.length, 0);
+  });
+
+  test('an unknown subprotocol and raw TCP garbage are dropped', async () => {
+    for (const protocol of ['something-else', 'http']) {
+      const v = viewer(`${srv.ws}/capture/${id}`, { protocol });
+      assert.equal(await v.opened, false, `subprotocol ${protocol} was accepted`);
+      assert.notEqual((await v.done).code, 1000);
+    }
+    await new Promise((resolve) => {
+      const s = net.connect(srv.port, '127.0.0.1', () => s.write(crypto.randomBytes(5000)));
+      s.on('error', () => {});
+      s.on('close', resolve);
+      s.resume();
+      setTimeout(() => { s.destroy(); resolve(); }, 5000);
+    });
+  });
+
+  test('after all that, the server still streams to a well-behaved viewer', async () => {
+    const r = await withTimeout(viewer(`${srv.ws}/capture/${id}?follow=0`).done, 10000, 'viewer');
+    assert.ok(r.data.equals(content));
+    assert.equal(r.code, 1000);
+  });
+});
+
+describe('file changes under a follower', () => {
+  test('truncation is reported as reset "truncated" and the stream ends', async () => {
+    const file = writeCapture('trunc.vor', captureBytes(5000));
+    const id = await captureId(srv, 'trunc.vor');
+    const v = viewer(`${srv.ws}/capture/${id}`);
+    await withTimeout((async () => { while (v.bytes() < 5008) await sleep(5); })(), 5000, 'bytes');
+    fs.truncateSync(file, 100);
+    const r = await withTimeout(v.done, 5000, 'reset');
+    assert.deepEqual(r.texts, [{ type: 'reset', reason: 'truncated', bytes: 5008 }]);
+    assert.equal(r.code, 1000);
+  });
+
+  test('a file replaced by rename is reported as reset "replaced"', async () => {
+    const file = writeCapture('repl.vor', captureBytes(100));
+    const id = await captureId(srv, 'repl.vor');
+    const v = viewer(`${srv.ws}/capture/${id}`);
+    await withTimeout((async () => { while (v.bytes() < 108) await sleep(5); })(), 5000, 'bytes');
+    fs.writeFileSync(`${file}.tmp`, captureBytes(50));
+    fs.renameSync(`${file}.tmp`, file);
+    const r = await withTimeout(v.done, 5000, 'reset');
+    assert.deepEqual(r.texts, [{ type: 'reset', reason: 'replaced', bytes: 108 }]);
+  });
+
+  test('a deleted file is reported as reset "removed"', async () => {
+    const file = writeCapture('gone.vor', captureBytes(100));
+    const id = await captureId(srv, 'gone.vor');
+    const v = viewer(`${srv.ws}/capture/${id}`);
+    await withTimeout((async () => { while (v.bytes() < 108) await sleep(5); })(), 5000, 'bytes');
+    fs.rmSync(file);
+    const r = await withTimeout(v.done, 5000, 'reset');
+    assert.deepEqual(r.texts, [{ type: 'reset', reason: 'removed', bytes: 108 }]);
+  });
+});
+
+describe('limits and stopping', () => {
+  test('beyond the viewer cap a connection is refused with 1013, and a freed slot is reusable', async () => {
+    const dir = makeTmp('cap');
+    fs.writeFileSync(path.join(dir, 'c.vor'), captureBytes(100));
+    const s = await startServer([dir], { VOR_TEST_MAX_VIEWERS: '3' });
+    try {
+      const id = await captureId(s, 'c.vor');
+      const held = [0, 1, 2].map(() => viewer(`${s.ws}/capture/${id}`));
+      await Promise.all(held.map((v) => v.opened));
+      await withTimeout((async () => { while (held.some((v) => v.bytes() < 108)) await sleep(5); })(), 5000, 'held');
+      const extra = await withTimeout(viewer(`${s.ws}/capture/${id}`).done, 5000, 'refusal');
+      assert.equal(extra.code, 1013);
+      assert.match(extra.texts[0].message, /too many viewers \(max 3\)/);
+      held[0].ws.close();
+      await held[0].done;
+      await sleep(100);
+      const again = await withTimeout(viewer(`${s.ws}/capture/${id}?follow=0`).done, 5000, 'reuse');
+      assert.equal(again.code, 1000);
+      assert.equal(again.data.length, 108);
+      for (const v of held.slice(1)) v.ws.close();
+    } finally {
+      assert.equal((await s.stop()).code, 0);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('stop: followers get 1001, a stalled viewer does not hold the stop up, exit 0', async () => {
+    const dir = makeTmp('stop');
+    fs.writeFileSync(path.join(dir, 's.vor'), captureBytes(20 * 1024 * 1024));
+    const s = await startServer([dir]);
+    let r;
+    let closes;
+    try {
+      const id = await captureId(s, 's.vor');
+      const stalled = await stalledViewer(s.port, `/capture/${id}`);
+      const followers = [0, 1, 2].map(() => viewer(`${s.ws}/capture/${id}`));
+      await withTimeout((async () => { while (followers.some((v) => v.bytes() < 20 * 1024 * 1024)) await sleep(10); })(),
+        60000, 'followers to catch up');
+      r = await s.stop();
+      closes = await withTimeout(Promise.all(followers.map((v) => v.done)), 5000, 'closes');
+      stalled.destroy();
+    } finally {
+      if (!r) await s.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.ms < 5000, `stop took ${r.ms} ms`);
+    for (const c of closes) {
+      assert.equal(c.code, 1001);
+      assert.equal(c.reason, 'server stopping');
+    }
+  });
+});
