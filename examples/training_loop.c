@@ -6,7 +6,8 @@
  * The same source builds natively and to WebAssembly, so the two runs can be compared:
  * the work per step is deterministic (fixed arithmetic, fixed batch sizes), only the
  * machine and the runtime differ. Natively the loader is a pthread; without pthreads
- * (a plain wasm build) it runs on the main thread between steps.
+ * (a plain wasm build) it runs on the main thread between steps. In the browser build
+ * (VOR_EXAMPLE_BROWSER) the page drives it: one step per animation frame, forever.
  *
  *   training_loop [STEPS]            default 300 steps
  *   VOR_RECORD=run.vor training_loop   also writes a capture (see README)
@@ -17,6 +18,10 @@
 #include <string.h>
 
 #include <vor/vor.h>
+
+#if defined(VOR_EXAMPLE_BROWSER)
+#include <emscripten/html5.h>
+#endif
 
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 #define EXAMPLE_THREADS 0
@@ -136,14 +141,48 @@ static void wait_batch(loader *l) {
 }
 #endif
 
+#if EXAMPLE_THREADS
+static loader batch_loader;
+static pthread_t loader_thread;
+#endif
+static FILE *data_file;
+
+/* One training step: one frame. */
+static void train_step(int step) {
+    {
+        VOR_SCOPE("train step");
+#if EXAMPLE_THREADS
+        wait_batch(&batch_loader);
+        request_batch(&batch_loader); /* the loader reads the next batch while we compute */
+#else
+        load_batch(data_file);
+#endif
+        forward();
+        backward();
+        optimizer_step(step);
+    }
+    vor_record_metric("loss", loss);
+    vor_frame_mark();
+}
+
+#if defined(VOR_EXAMPLE_BROWSER)
+static int browser_step;
+static EM_BOOL animation_frame(double time_ms, void *user) {
+    (void)time_ms;
+    (void)user;
+    train_step(browser_step++);
+    return EM_TRUE; /* keep going */
+}
+#endif
+
 int main(int argc, char **argv) {
     int steps = argc > 1 ? atoi(argv[1]) : 300;
     if (steps <= 0) {
         fprintf(stderr, "training_loop: STEPS must be a positive number (got \"%s\")\n", argv[1]);
         return 2;
     }
-    FILE *data = open_data_file();
-    if (data == NULL) {
+    data_file = open_data_file();
+    if (data_file == NULL) {
         perror("training_loop: cannot create the scratch data file");
         return 1;
     }
@@ -155,41 +194,28 @@ int main(int argc, char **argv) {
     vor_enable();
 
 #if EXAMPLE_THREADS
-    loader l;
-    memset(&l, 0, sizeof l);
-    pthread_mutex_init(&l.lock, NULL);
-    pthread_cond_init(&l.wake, NULL);
-    l.data = data;
-    pthread_t loader_thread;
-    if (pthread_create(&loader_thread, NULL, loader_main, &l) != 0) {
+    memset(&batch_loader, 0, sizeof batch_loader);
+    pthread_mutex_init(&batch_loader.lock, NULL);
+    pthread_cond_init(&batch_loader.wake, NULL);
+    batch_loader.data = data_file;
+    if (pthread_create(&loader_thread, NULL, loader_main, &batch_loader) != 0) {
         fprintf(stderr, "training_loop: cannot start the loader thread\n");
         return 1;
     }
-    request_batch(&l);
+    request_batch(&batch_loader);
 #endif
 
-    for (int step = 0; step < steps; step++) {
-        {
-            VOR_SCOPE("train step");
-#if EXAMPLE_THREADS
-            wait_batch(&l);
-            request_batch(&l); /* the loader reads the next batch while we compute */
+#if defined(VOR_EXAMPLE_BROWSER)
+    emscripten_request_animation_frame_loop(animation_frame, NULL);
+    return 0; /* the runtime stays alive; the browser calls animation_frame */
 #else
-            load_batch(data);
-#endif
-            forward();
-            backward();
-            optimizer_step(step);
-        }
-        vor_record_metric("loss", loss);
-        vor_frame_mark();
-    }
+    for (int step = 0; step < steps; step++) train_step(step);
 
 #if EXAMPLE_THREADS
-    pthread_mutex_lock(&l.lock);
-    l.quit = 1;
-    pthread_cond_broadcast(&l.wake);
-    pthread_mutex_unlock(&l.lock);
+    pthread_mutex_lock(&batch_loader.lock);
+    batch_loader.quit = 1;
+    pthread_cond_broadcast(&batch_loader.wake);
+    pthread_mutex_unlock(&batch_loader.lock);
     pthread_join(loader_thread, NULL);
 #endif
 
@@ -204,6 +230,7 @@ int main(int argc, char **argv) {
            (unsigned long long)counters.scopes_recorded, (unsigned long long)counters.scopes_dropped,
            vor_empty_span_ns());
     vor_shutdown();
-    fclose(data);
+    fclose(data_file);
     return 0;
+#endif
 }

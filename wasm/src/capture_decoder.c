@@ -1,0 +1,225 @@
+/* capture_decoder.c: the panel's capture decoder: the C reader compiled to wasm, turning
+ * the bytes of a .vor file (from a vor serve websocket or a dropped file, cut anywhere)
+ * into declarations and frame views (docs/FORMAT.md, "Frame view").
+ *
+ * JS (wasm/site/capture_decoder.js) copies a chunk into the decoder's input buffer and
+ * calls vor_wasm_decoder_push; the decoder feeds it to a memory reader, reads every
+ * complete frame, and leaves the results in linear memory: for each frame, the JSON of
+ * what it declares first (or nothing) and its view. JS copies them out before the next
+ * push. Memory is bounded: input chunks are at most DECODER_CHUNK_BYTES, the reader
+ * bounds what it holds, and the output buffers are reused from push to push.
+ */
+#if defined(__EMSCRIPTEN__)
+
+#include <emscripten.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "declarations_json.h"
+#include "vor_internal.h"
+
+#define DECODER_CHUNK_BYTES (1u << 20)
+#define THREAD_SLOTS 1024u
+#define MAX_OUTPUT_BYTES (256u << 20)
+
+typedef struct decoded_frame {
+    size_t view_offset, view_size;
+    size_t json_offset; /* into `json`; SIZE_MAX = no declarations */
+} decoded_frame;
+
+typedef struct sent_thread {
+    int used;
+    uint32_t id;
+    char *name;
+} sent_thread;
+
+typedef struct vor_wasm_decoder {
+    vor_reader *reader;
+    uint8_t input[DECODER_CHUNK_BYTES];
+    vor_out views, json;
+    decoded_frame *frames;
+    uint32_t n_frames, frames_capacity;
+    uint32_t columns_sent, sites_sent;
+    char **column_units; /* the unit last declared per column */
+    uint32_t column_units_capacity;
+    sent_thread threads[THREAD_SLOTS];
+    vor_declarations_json declarations;
+    char error[1300];
+} vor_wasm_decoder;
+
+static void forget_names(vor_wasm_decoder *d) {
+    for (uint32_t i = 0; i < d->column_units_capacity; i++) free(d->column_units[i]);
+    free(d->column_units);
+    d->column_units = NULL;
+    d->column_units_capacity = 0;
+    for (uint32_t i = 0; i < THREAD_SLOTS; i++) {
+        free(d->threads[i].name);
+        d->threads[i].used = 0;
+        d->threads[i].name = NULL;
+    }
+    d->columns_sent = d->sites_sent = 0;
+}
+
+EMSCRIPTEN_KEEPALIVE vor_wasm_decoder *vor_wasm_decoder_new(void) {
+    vor_wasm_decoder *d = calloc(1, sizeof *d);
+    if (d == NULL) return NULL;
+    d->reader = vor_reader_open_memory();
+    d->views.max_capacity = MAX_OUTPUT_BYTES;
+    d->json.max_capacity = MAX_OUTPUT_BYTES;
+    if (d->reader == NULL) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+EMSCRIPTEN_KEEPALIVE void vor_wasm_decoder_reset(vor_wasm_decoder *d) {
+    vor_reader_close(d->reader);
+    d->reader = vor_reader_open_memory();
+    forget_names(d);
+    d->n_frames = 0;
+    d->error[0] = '\0';
+}
+
+EMSCRIPTEN_KEEPALIVE void vor_wasm_decoder_free(vor_wasm_decoder *d) {
+    if (d == NULL) return;
+    vor_reader_close(d->reader);
+    forget_names(d);
+    free(d->views.data);
+    free(d->json.data);
+    free(d->frames);
+    vor_declarations_free(&d->declarations);
+    free(d);
+}
+
+/* Where JS copies the next chunk (at most vor_wasm_decoder_chunk_capacity() bytes). */
+EMSCRIPTEN_KEEPALIVE uint8_t *vor_wasm_decoder_input(vor_wasm_decoder *d) {
+    return d->input;
+}
+
+EMSCRIPTEN_KEEPALIVE uint32_t vor_wasm_decoder_chunk_capacity(void) {
+    return DECODER_CHUNK_BYTES;
+}
+
+static int unit_changed(vor_wasm_decoder *d, uint32_t id, const char *unit) {
+    if (id >= d->column_units_capacity) {
+        uint32_t cap = d->column_units_capacity ? d->column_units_capacity : 64;
+        while (cap <= id) cap *= 2;
+        char **p = realloc(d->column_units, cap * sizeof *p);
+        if (p == NULL) return 1;
+        memset(p + d->column_units_capacity, 0, (cap - d->column_units_capacity) * sizeof *p);
+        d->column_units = p;
+        d->column_units_capacity = cap;
+    }
+    if (d->column_units[id] && strcmp(d->column_units[id], unit) == 0) return 0;
+    free(d->column_units[id]);
+    d->column_units[id] = strdup(unit);
+    return 1;
+}
+
+/* Declarations new with this frame: columns (and changed units), sites, threads. */
+static void declare(vor_wasm_decoder *d, const vor_reader_frame *f) {
+    vor_reader *r = d->reader;
+    for (uint32_t v = 0; v < f->n_values; v++) {
+        const vor_reader_column *c = vor_reader_get_column(r, f->values[v].column_id);
+        if (c && unit_changed(d, c->id, c->unit))
+            vor_declarations_column(&d->declarations, c->id, c->name, c->unit, c->is_system);
+    }
+    uint32_t sites = vor_reader_site_count(r);
+    for (uint32_t id = d->sites_sent + 1; id <= sites; id++) {
+        const vor_reader_site *s = vor_reader_get_site(r, id);
+        if (s) vor_declarations_site(&d->declarations, id, s->name, s->function, s->file, s->line);
+    }
+    d->sites_sent = sites;
+    for (uint32_t t = 0; t < f->n_threads; t++) {
+        const vor_reader_thread *th = vor_reader_get_thread(r, f->threads[t].thread_id);
+        const char *name = th && th->name ? th->name : "";
+        sent_thread *s = &d->threads[f->threads[t].thread_id % THREAD_SLOTS];
+        if (s->used && s->id == f->threads[t].thread_id && s->name && strcmp(s->name, name) == 0) continue;
+        free(s->name);
+        s->used = 1;
+        s->id = f->threads[t].thread_id;
+        s->name = strdup(name);
+        vor_declarations_thread(&d->declarations, s->id, name);
+    }
+}
+
+static int add_frame(vor_wasm_decoder *d, const vor_reader_frame *f) {
+    if (d->n_frames == d->frames_capacity) {
+        uint32_t cap = d->frames_capacity ? d->frames_capacity * 2 : 256;
+        decoded_frame *p = realloc(d->frames, cap * sizeof *p);
+        if (p == NULL) return 0;
+        d->frames = p;
+        d->frames_capacity = cap;
+    }
+    decoded_frame *out = &d->frames[d->n_frames];
+    vor_declarations_begin(&d->declarations);
+    declare(d, f);
+    const char *json = vor_declarations_end(&d->declarations);
+    out->json_offset = (size_t)-1;
+    if (json) {
+        out->json_offset = d->json.size;
+        vor_out_bytes(&d->json, json, strlen(json) + 1);
+    }
+    size_t size = vor_frame_view_size(f, 1);
+    if (!vor_out_reserve(&d->views, size)) return 0;
+    out->view_offset = d->views.size;
+    out->view_size = size;
+    vor_frame_view_encode(f, 1, d->views.data + d->views.size);
+    d->views.size += size;
+    if (d->json.failed) return 0;
+    d->n_frames++;
+    return 1;
+}
+
+/* Decodes what `n` new bytes (already copied to the input buffer) complete. Returns the
+ * number of frames now available, or -1 on an error (see vor_wasm_decoder_error). */
+EMSCRIPTEN_KEEPALIVE int vor_wasm_decoder_push(vor_wasm_decoder *d, uint32_t n) {
+    d->n_frames = 0;
+    d->views.size = 0;
+    d->json.size = 0;
+    if (d->error[0]) return -1;
+    if (n > DECODER_CHUNK_BYTES || !vor_reader_feed(d->reader, d->input, n)) {
+        snprintf(d->error, sizeof d->error, "%s", vor_reader_error(d->reader)[0] ? vor_reader_error(d->reader)
+                                                                                : "decoder input refused");
+        return -1;
+    }
+    vor_reader_frame f;
+    vor_read_status st;
+    while ((st = vor_reader_next(d->reader, &f)) == VOR_READ_FRAME) {
+        if (!add_frame(d, &f)) {
+            snprintf(d->error, sizeof d->error, "out of memory decoding frame %llu", (unsigned long long)f.index);
+            return -1;
+        }
+    }
+    if (st == VOR_READ_ERROR) {
+        snprintf(d->error, sizeof d->error, "%s", vor_reader_error(d->reader));
+        return d->n_frames ? (int)d->n_frames : -1;
+    }
+    return (int)d->n_frames;
+}
+
+EMSCRIPTEN_KEEPALIVE const uint8_t *vor_wasm_decoder_view(vor_wasm_decoder *d, uint32_t i) {
+    return i < d->n_frames ? d->views.data + d->frames[i].view_offset : NULL;
+}
+
+EMSCRIPTEN_KEEPALIVE uint32_t vor_wasm_decoder_view_size(vor_wasm_decoder *d, uint32_t i) {
+    return i < d->n_frames ? (uint32_t)d->frames[i].view_size : 0;
+}
+
+/* The declarations JSON to apply before frame i, or NULL. */
+EMSCRIPTEN_KEEPALIVE const char *vor_wasm_decoder_declarations(vor_wasm_decoder *d, uint32_t i) {
+    if (i >= d->n_frames || d->frames[i].json_offset == (size_t)-1) return NULL;
+    return (const char *)d->json.data + d->frames[i].json_offset;
+}
+
+EMSCRIPTEN_KEEPALIVE const char *vor_wasm_decoder_error(vor_wasm_decoder *d) {
+    return d->error;
+}
+
+EMSCRIPTEN_KEEPALIVE int vor_wasm_decoder_finished(vor_wasm_decoder *d) {
+    return vor_reader_finished(d->reader);
+}
+
+#endif /* __EMSCRIPTEN__ */

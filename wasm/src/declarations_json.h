@@ -1,0 +1,28 @@
+/* declarations_json.h: builds the declarations the panel consumes, as JSON text:
+ *   {"columns":[{"id":0,"name":"frame_ms","unit":"ms","system":true}],
+ *    "sites":[{"id":1,"name":"update","function":"update","file":"main.c","line":12}],
+ *    "threads":[{"id":0,"name":"main"}]}
+ * (any array may be absent). Used by the panel bridge (live names) and the capture
+ * decoder (names read from a capture), so both hand the panel the same shape. */
+#ifndef VOR_DECLARATIONS_JSON_H
+#define VOR_DECLARATIONS_JSON_H
+
+#include <stdint.h>
+
+#include "bytes.h"
+
+typedef struct vor_declarations_json {
+    vor_out columns, sites, threads, text;
+} vor_declarations_json;
+
+/* Starts a new set (the previous text is discarded). */
+void vor_declarations_begin(vor_declarations_json *d);
+void vor_declarations_column(vor_declarations_json *d, uint32_t id, const char *name, const char *unit, int is_system);
+void vor_declarations_site(vor_declarations_json *d, uint32_t id, const char *name, const char *function,
+                           const char *file, uint32_t line);
+void vor_declarations_thread(vor_declarations_json *d, uint32_t id, const char *name);
+/* The JSON text (NUL-terminated), or NULL if nothing was declared or memory ran out. */
+const char *vor_declarations_end(vor_declarations_json *d);
+void vor_declarations_free(vor_declarations_json *d);
+
+#endif

@@ -1,0 +1,117 @@
+/* panel_bridge.c: feeds the panel embedded in a page (web/embed.js, createInPageSource)
+ * from the in-process frame ring.
+ *
+ * The page calls vor_wasm_panel_poll() once per animation frame. It copies the frame
+ * views the ring gained since the last poll and hands each to JS (vor_js_panel_frame:
+ * one call per frame, the view's bytes read straight out of linear memory), preceded by
+ * declarations of whatever those frames name for the first time: columns (and units that
+ * changed), sites, and threads (new or renamed). Polling rather than pushing from
+ * vor_frame_mark keeps the page in control of when the panel does work, and a page that
+ * stops polling costs nothing but the ring.
+ */
+#if defined(__EMSCRIPTEN__)
+
+#include <emscripten.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "declarations_json.h"
+#include "vor_internal.h"
+
+#define PANEL_RING_FRAMES 4000u /* frames the ring keeps for the page when it enabled none */
+#define THREAD_SLOTS 256u
+
+extern void vor_js_panel_declarations(const char *json);
+extern void vor_js_panel_frame(const uint8_t *view, uint32_t size);
+
+typedef struct sent_thread {
+    uint32_t thread_id;
+    int used;
+    char name[VOR_THREAD_NAME_BYTES];
+} sent_thread;
+
+static struct {
+    int started;
+    uint64_t next_index;       /* first frame not yet sent */
+    uint32_t columns_sent;
+    const char *column_units[VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS];
+    uint32_t sites_sent;
+    sent_thread threads[THREAD_SLOTS];
+    uint8_t *view;
+    size_t view_capacity;
+    vor_declarations_json declarations;
+} bridge;
+
+static void declare_threads_of_view(const uint8_t *view) {
+    uint32_t n_values, n_threads;
+    memcpy(&n_values, view + 48, 4);
+    memcpy(&n_threads, view + 52, 4);
+    const uint8_t *table = view + 64 + (size_t)n_values * 16u;
+    for (uint32_t t = 0; t < n_threads; t++) {
+        uint32_t id;
+        memcpy(&id, table + t * 8u, 4);
+        char name[VOR_THREAD_NAME_BYTES];
+        if (!vor_thread_name(id, name, sizeof name)) continue;
+        sent_thread *s = &bridge.threads[id % THREAD_SLOTS];
+        if (s->used && s->thread_id == id && strcmp(s->name, name) == 0) continue;
+        s->used = 1;
+        s->thread_id = id;
+        memcpy(s->name, name, sizeof name);
+        vor_declarations_thread(&bridge.declarations, id, name);
+    }
+}
+
+static void declare_names(void) {
+    uint32_t columns = vor_column_count();
+    for (uint32_t id = 0; id < columns && id < VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS; id++) {
+        vor_column_info c;
+        if (!vor_column_get(id, &c)) continue;
+        if (id < bridge.columns_sent && bridge.column_units[id] == c.unit) continue;
+        vor_declarations_column(&bridge.declarations, id, c.name, c.unit, c.is_system);
+        bridge.column_units[id] = c.unit;
+    }
+    if (columns > bridge.columns_sent) bridge.columns_sent = columns;
+    uint32_t sites = vor_site_count();
+    for (uint32_t id = bridge.sites_sent + 1; id <= sites; id++) {
+        const vor_site *s = vor_site_get(id);
+        if (s) vor_declarations_site(&bridge.declarations, id, s->name, s->function, s->file, s->line);
+    }
+    bridge.sites_sent = sites;
+}
+
+/* Sends the frames the ring gained since the last call; returns how many. */
+EMSCRIPTEN_KEEPALIVE int vor_wasm_panel_poll(void) {
+    if (!bridge.started) {
+        bridge.started = 1;
+        if (vor_settings_now.frame_ring_frames == 0) vor_frame_ring_enable(PANEL_RING_FRAMES);
+    }
+    uint64_t oldest, newest;
+    if (!vor_frame_ring_range(&oldest, &newest)) return 0;
+    if (bridge.next_index < oldest || bridge.next_index > newest + 1) bridge.next_index = oldest;
+    int sent = 0;
+    for (uint64_t i = bridge.next_index; i <= newest; i++) {
+        size_t size = vor_frame_ring_copy(i, NULL, 0);
+        if (size == 0) continue;
+        if (size > bridge.view_capacity) {
+            uint8_t *p = realloc(bridge.view, size);
+            if (p == NULL) {
+                vor_log(VOR_LOG_OUT_OF_MEMORY, "panel frame view of %zu bytes", size);
+                break;
+            }
+            bridge.view = p;
+            bridge.view_capacity = size;
+        }
+        if (vor_frame_ring_copy(i, bridge.view, bridge.view_capacity) != size) continue;
+        vor_declarations_begin(&bridge.declarations);
+        declare_names();
+        declare_threads_of_view(bridge.view);
+        const char *json = vor_declarations_end(&bridge.declarations);
+        if (json) vor_js_panel_declarations(json);
+        vor_js_panel_frame(bridge.view, (uint32_t)size);
+        sent++;
+    }
+    bridge.next_index = newest + 1;
+    return sent;
+}
+
+#endif /* __EMSCRIPTEN__ */
