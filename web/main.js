@@ -21,6 +21,7 @@ export async function startPanelPage(element, { captureListUrl = '/api/captures'
   const params = new URLSearchParams(loc.search);
   const history = Number(params.get('history')) || undefined;
   const panel = mountPanel(element, { keyboardTarget: doc, historyFrames: history });
+  doc.defaultView.vorPanel = panel; // for the console and for tests
   const budget = Number(params.get('budget'));
   if (budget > 0) panel.setBudget(budget);
 
