@@ -47,11 +47,12 @@ static int from_capture(flamegraph_tree *tree, const flamegraph_options *opt, co
         cli_progress_update(&progress, c.frames, vor_reader_offset(c.reader));
         if (!f.has_flame) continue;
         if (opt->has_frames && (f.index < opt->frames_first || f.index > opt->frames_last)) continue;
-        (*flame_frames)++;
+        uint64_t before = ff.scopes;
         if (flame_feed_frame(&ff, c.reader, &f) != 0) {
             status = cli_fail(CLI_EXIT_IO, CMD, path, "out of memory");
             break;
         }
+        if (ff.scopes > before) (*flame_frames)++; /* the frame had scopes of the selected threads */
     }
     cli_progress_done(&progress);
     if (got < 0) status = CLI_EXIT_USAGE;

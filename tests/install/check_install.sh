@@ -11,6 +11,8 @@ test -f "$tmp/prefix/include/vor/vor.h"
 libdir=$(dirname "$(find "$tmp/prefix" -name libvor.a | head -1)")
 test -f "$libdir/libvor.a"
 test -f "$libdir/libvor.so"
+test -f "$tmp/prefix/include/vor/reader.h"
+"$tmp/prefix/bin/vor" --version | grep -q "^vor "
 
 cmake -S "$consumer" -B "$tmp/cmake-build" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/configure.log"
 cmake --build "$tmp/cmake-build" > "$tmp/build.log"
@@ -21,4 +23,4 @@ cc -o "$tmp/pc-static" "$consumer/main.c" $(pkg-config --cflags vor) "$libdir/li
 "$tmp/pc-static"
 cc -o "$tmp/pc-shared" "$consumer/main.c" $(pkg-config --cflags --libs vor) -Wl,-rpath,"$libdir"
 "$tmp/pc-shared"
-echo "install: find_package, pkg-config (static and shared) all build and run"
+echo "install: headers, libraries and vor installed; find_package, pkg-config (static and shared) build and run"
