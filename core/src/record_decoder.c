@@ -216,9 +216,13 @@ static int read_flame(vor_reader *r, vor_in *in, uint64_t at, int64_t frame_star
         for (uint64_t i = 0; i < n; i++) {
             vor_reader_scope *s = &r->scopes[total + i];
             uint64_t site = vor_in_varint(in), depth = vor_in_varint(in);
-            int64_t start = prev + vor_in_svarint(in);
+            int64_t start;
+            int overflow = __builtin_add_overflow(prev, vor_in_svarint(in), &start);
             uint64_t duration = vor_in_varint(in);
-            if (in->failed || site > 0xFFFFFFFFu || depth > 0xFFFFFFFFu || duration > (uint64_t)INT64_MAX) goto bad;
+            int64_t end;
+            if (in->failed || overflow || site > 0xFFFFFFFFu || depth > 0xFFFFFFFFu || duration > (uint64_t)INT64_MAX ||
+                __builtin_add_overflow(start, (int64_t)duration, &end))
+                goto bad;
             s->site_id = (uint32_t)site;
             s->depth = (uint32_t)depth;
             s->start_ns = start;
@@ -257,9 +261,19 @@ static vor_read_status decode_frame(vor_reader *r, vor_in *in, uint64_t at, vor_
     }
     memset(f, 0, sizeof *f);
     f->index = (r->started ? r->prev_index + 1 : 0) + index_delta;
-    f->start_ns = (r->started ? r->prev_start + r->prev_duration : 0) + start_gap;
+    int64_t expected_start = 0;
+    if ((r->started && __builtin_add_overflow(r->prev_start, r->prev_duration, &expected_start)) ||
+        __builtin_add_overflow(expected_start, start_gap, &f->start_ns)) {
+        vor_reader_fail(r, at, "frame start out of range: corrupt capture");
+        return VOR_READ_ERROR;
+    }
     f->duration_ns = (int64_t)duration;
     f->overhead_ns = (int64_t)overhead;
+    int64_t end;
+    if (__builtin_add_overflow(f->start_ns, f->duration_ns, &end)) {
+        vor_reader_fail(r, at, "frame end out of range: corrupt capture");
+        return VOR_READ_ERROR;
+    }
 
     if ((flags & VOR_FRAME_DECLARATIONS) && !read_declarations(r, in, at)) return VOR_READ_ERROR;
     uint32_t present = r->prev_present;
@@ -292,7 +306,10 @@ static vor_read_status decode_frame(vor_reader *r, vor_in *in, uint64_t at, vor_
     for (uint32_t c = 1; c < r->system_count; c++) {
         if (!(present & (1u << c))) continue;
         int64_t v = vor_in_svarint(in);
-        if (r->system_encoding[c] == VOR_ENCODING_DELTA) v += r->prev_system[c];
+        if (r->system_encoding[c] == VOR_ENCODING_DELTA && __builtin_add_overflow(v, r->prev_system[c], &v)) {
+            vor_reader_fail(r, at, "system value out of range: corrupt capture");
+            return VOR_READ_ERROR;
+        }
         r->prev_system[c] = v;
         r->values[k].column_id = c;
         r->values[k].value = (double)v * r->system_scale[c];

@@ -24,6 +24,7 @@
  * way with this same code compiled to wasm.
  *
  * Safety: no input can make the reader crash, loop forever or allocate without bound.
+ * Times it returns are such that start + duration never overflows int64.
  * Records are limited to VOR_READER_MAX_RECORD_BYTES, declarations to the limits below;
  * anything beyond is reported as an error naming the byte offset. After an error the
  * reader stays in the error state.
