@@ -27,14 +27,10 @@
 #include "vor/reader.h"
 #include "vor_internal.h"
 
+#include "../common/bench_util.h"
+
 #define FRAMES 100000
 #define RUNS 5
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static double uniform(void) {
@@ -77,16 +73,6 @@ static void make_frames(uint32_t loss_id) {
         r->n_user = 3;
         r->user = users[i];
     }
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
 }
 
 /* ---- Variant B: encode inline, compress and write on a thread ---- */

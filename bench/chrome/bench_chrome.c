@@ -25,27 +25,13 @@
 #include "chrome_json.h"
 #include "vor_internal.h"
 
+#include "../common/bench_util.h"
+
 #define RUNS 7
 #define EVENTS 1000000
 #define N_SITES 64
 #define FRAMES 60
 #define SCOPES_PER_FRAME 10000
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
 
 typedef struct site_text {
     char name[64];

@@ -22,25 +22,11 @@
 
 #include <vor/vor.h>
 
+#include "../common/bench_util.h"
+
 #define RUNS 11
 #define SCOPES_PER_RUN 10000000
 #define BATCH 50000
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
 
 static volatile uint64_t sink_store[2];
 

@@ -24,7 +24,7 @@
  *
  * Scopes arrive per thread in end order (children before their parent); they are
  * written in start order with parents before children (a linear post-order to pre-order
- * pass, see preorder()), which every viewer nests correctly even when a child starts at
+ * pass, see scope_order.h), which every viewer nests correctly even when a child starts at
  * the very nanosecond of its parent.
  *
  * Options not taken: "B"/"E" pairs (twice the events and bytes for what a frame record
@@ -46,6 +46,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scope_order.h"
 #include "vor_internal.h"
 
 #define SCOPE_CATEGORY "vor"
@@ -53,7 +54,6 @@
 #define FRAMES_ROW_NAME "frames"
 #define MAX_FILE_BYTES 4096u   /* longer __FILE__ strings are cut (at a character boundary) */
 #define MAX_COLUMNS (VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS)
-#define NO_SCOPE UINT32_MAX
 
 typedef struct thread_entry {
     uint32_t key;       /* vor thread id + 1; 0 = empty slot */
@@ -67,9 +67,6 @@ typedef struct column_entry {
     double scale;
 } column_entry;
 
-typedef struct subtree {
-    uint32_t head, tail, depth;
-} subtree;
 
 typedef struct trace_state {
     vor_chrome_json *json;
@@ -82,7 +79,7 @@ typedef struct trace_state {
     uint32_t site_capacity;
     column_entry columns[MAX_COLUMNS];
     uint32_t *next;             /* pre-order links, one per scope of the largest thread */
-    subtree *stack;
+    vor_scope_subtree *stack;
     uint32_t scratch_capacity;
     const char *path;
     size_t label_capacity;
@@ -246,7 +243,7 @@ static int reserve_scratch(trace_state *st, uint32_t n) {
     if (n <= st->scratch_capacity) return 1;
     uint32_t capacity = round_up_pow2(n);
     uint32_t *next = malloc((size_t)capacity * sizeof *next);
-    subtree *stack = malloc((size_t)capacity * sizeof *stack);
+    vor_scope_subtree *stack = malloc((size_t)capacity * sizeof *stack);
     if (next == NULL || stack == NULL) {
         free(next);
         free(stack);
@@ -259,34 +256,6 @@ static int reserve_scratch(trace_state *st, uint32_t n) {
     st->stack = stack;
     st->scratch_capacity = capacity;
     return 1;
-}
-
-/* Links the scopes of one thread (end order: a parent after its children) into pre-order
- * (a parent before its children, siblings in order) through next[]; returns the first.
- * The stack holds finished subtrees not yet claimed by a parent; a scope at depth d
- * claims the subtrees on top that are deeper than d. Linear time. Scopes whose parent was
- * dropped (full buffers) are attached to the next shallower scope or left at top level:
- * the output stays valid JSON, only their position in the file moves. */
-static uint32_t preorder(const vor_scope_record *s, uint32_t n, uint32_t *next, subtree *stack) {
-    uint32_t top = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t depth = s[i].depth;
-        uint32_t first = top;
-        while (first > 0 && stack[first - 1].depth > depth) first--;
-        uint32_t tail = i;
-        for (uint32_t k = first; k < top; k++) {
-            next[tail] = stack[k].head;
-            tail = stack[k].tail;
-        }
-        next[tail] = NO_SCOPE;
-        stack[first].head = i;
-        stack[first].tail = tail;
-        stack[first].depth = depth;
-        top = first + 1;
-    }
-    if (top == 0) return NO_SCOPE;
-    for (uint32_t k = 0; k + 1 < top; k++) next[stack[k].tail] = stack[k + 1].head;
-    return stack[0].head;
 }
 
 static void write_scope(trace_state *st, const vor_scope_record *r, uint64_t tid) {
@@ -310,7 +279,7 @@ static void write_thread(trace_state *st, const vor_thread_record *t) {
         for (uint32_t i = 0; i < t->n_scopes; i++) write_scope(st, &t->scopes[i], tid);
         return;
     }
-    for (uint32_t i = preorder(t->scopes, t->n_scopes, st->next, st->stack); i != NO_SCOPE; i = st->next[i])
+    for (uint32_t i = vor_scope_preorder((const vor_reader_scope *)t->scopes, t->n_scopes, st->next, st->stack); i != VOR_SCOPE_ORDER_END; i = st->next[i])
         write_scope(st, &t->scopes[i], tid);
 }
 

@@ -331,22 +331,19 @@ int scope_tree_add(scope_tree *t, uint32_t thread, uint32_t root_name, const sco
 void scope_tree_finish(scope_tree *t);
 scope_tree_stats scope_tree_get_stats(const scope_tree *t);
 
-/* ---- End order to begin order (scope_order.c) ----------------------------------------------- */
+/* ---- End order to begin order (core/src/scope_order.c, shared with VOR_TRACE) ---------- */
 
-#define SCOPE_ORDER_END UINT32_MAX
+#include "scope_order.h"
 
-typedef struct scope_order_entry {
-    uint32_t head, tail, depth;
-} scope_order_entry;
+#define SCOPE_ORDER_END VOR_SCOPE_ORDER_END
+typedef vor_scope_subtree scope_order_entry;
 
-/* Links the scopes of one thread of one frame, given in end order (children before their
- * parent), into pre-order (a parent before its children, siblings in time order) through
- * next[]; returns the first index, SCOPE_ORDER_END when n is 0; next[last] is
- * SCOPE_ORDER_END. `next` and `stack` hold n entries each. Linear time, no allocation.
- * Scopes whose parent is not in the list (it ends in a later frame, or was dropped) come
- * out as top-level runs in their place. This is the order of Chrome trace X events and
- * what flame graph builders that take scopes in begin order expect. */
-uint32_t scope_preorder(const vor_reader_scope *scopes, uint32_t n, uint32_t *next, scope_order_entry *stack);
+/* The scopes of one thread of one frame, end order -> pre-order through next[] (see
+ * scope_order.h): the order of Chrome trace X events and of flame graph builders. */
+static inline uint32_t scope_preorder(const vor_reader_scope *scopes, uint32_t n, uint32_t *next,
+                                      scope_order_entry *stack) {
+    return vor_scope_preorder(scopes, n, next, stack);
+}
 
 /* ---- Feeding reader frames (frame_scopes.c) ----------------------------------------------------- */
 

@@ -8,7 +8,7 @@
  *   - per frame: one X event "frame" (cat "vor.frame", args index, scopes, dropped,
  *     overhead_ns) on the frames row; M thread_name / thread_sort_index for each thread
  *     met for the first time (or renamed); one X event per scope (cat "vor", args file and
- *     line), parents before children (scope_order.c); one C event per metric value, at the
+ *     line), parents before children (core scope_order.c); one C event per metric value, at the
  *     frame's start (NaN and infinities are omitted: JSON has no such numbers; counted).
  * tids are the OS thread ids the capture recorded (vor thread id + 1 where it has none),
  * timestamps microseconds with three decimals since the capture's time 0.
