@@ -19,7 +19,9 @@
 
 #include "platform.h"
 
-#if defined(VOR_ARCH_X86)
+#if defined(VOR_PLATFORM_WASM)
+#include <emscripten/emscripten.h>
+#elif defined(VOR_ARCH_X86)
 #include <x86intrin.h>
 #endif
 
@@ -45,6 +47,10 @@ static inline uint64_t vor_clock_ticks(void) {
         __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
         return v;
     }
+#elif defined(VOR_PLATFORM_WASM)
+    /* performance.now() (process.hrtime under node), called directly: ticks are ns. */
+    if (VOR_LIKELY(__atomic_load_n(&vor_clock_source_now, __ATOMIC_RELAXED) == VOR_CLOCK_SOURCE_MONOTONIC))
+        return (uint64_t)(emscripten_get_now() * 1e6);
 #endif
     return vor_clock_ticks_slow();
 }

@@ -6,6 +6,8 @@
  *   VOR_RECORD_EVERY=N        a flame frame on 1 frame in N (N >= 1)
  *   VOR_RECORD_MAX_FRAMES=N   stop flame frames after N of them (N >= 1); metrics go on
  *   VOR_TRACE=path            write a Chrome Trace Event JSON file (chrome_trace.c)
+ * In a wasm build the DevTools sink is opened too (wasm/src/browser_sink.c; on in a
+ * browser, off under node).
  * Each output is optional and independent: a bad value or an unwritable path is reported
  * once, that setting or output alone is ignored, and the program runs on.
  */
@@ -51,6 +53,9 @@ void vor_outputs_open_from_environment(void) {
     static int exit_hook_registered;
     int files = 0;
     vor_frame_ring_begin_session();
+#if defined(VOR_PLATFORM_WASM)
+    vor_browser_sink_open(); /* DevTools tracks: on by default in a browser (wasm/src/browser_sink.c) */
+#endif
 
     const char *record = getenv("VOR_RECORD");
     if (record && *record) {

@@ -238,6 +238,9 @@ VOR_HIDDEN void vor_consumers_frame(const vor_frame_record *record);
 VOR_HIDDEN void vor_consumers_flush(void);
 VOR_HIDDEN void vor_consumers_close_all(void);
 
+/* The browser's DevTools sink (wasm/src/browser_sink.c), opened at session start. */
+VOR_HIDDEN void vor_browser_sink_open(void);
+
 /* Opens the outputs the environment asks for (VOR_RECORD, VOR_TRACE, ...). */
 VOR_HIDDEN void vor_outputs_open_from_environment(void);
 

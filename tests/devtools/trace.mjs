@@ -1,0 +1,108 @@
+// trace.mjs: records what the DevTools Performance panel records (a CDP trace) and reads vor's
+// entries back out of it. Shared by devtools.test.mjs and bench/devtools.
+//
+//   const rec = await startTrace(cdp);        // cdp = await browser.context.newCDPSession(page)
+//   ...                                       // run the page
+//   const events = await rec.stop();          // every trace event (array of objects)
+//   const entries = userTimingEntries(events); // performance.measure pairs: {name, start, end, devtools, ...}
+//   const stamps = timeStampEntries(events);   // extended console.timeStamp: {name, start, end, track, ...}
+//
+// Categories as in TOOLCHAIN: blink.user_timing (performance.measure/mark: async "b"/"e" pairs whose
+// args.detail is a JSON string), devtools.timeline (console.timeStamp: "TimeStamp" instant events
+// with args.data.{message,start,end,track,trackGroup,color}, start/end in trace microseconds) and
+// disabled-by-default-devtools.timeline (UpdateCounters, as a real recording has). Times below are
+// trace microseconds.
+
+export const TRACE_CATEGORIES = [
+  'blink.user_timing', 'devtools.timeline', 'disabled-by-default-devtools.timeline',
+  'v8.execute', 'blink.console', 'toplevel',
+];
+
+/**
+ * Starts a trace over CDP (recordMode 'recordUntilFull' like a DevTools recording, or
+ * 'recordContinuously': a ring buffer that never stops, for long benchmarks); resolves to
+ * {stop(): Promise<events[]>, discard(): Promise<void>}.
+ */
+export async function startTrace(cdp, categories = TRACE_CATEGORIES, recordMode = 'recordUntilFull') {
+  await cdp.send('Tracing.start', {
+    transferMode: 'ReturnAsStream',
+    traceConfig: { includedCategories: categories, excludedCategories: ['*'], recordMode },
+  });
+  const finish = async (read) => {
+    const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+    await cdp.send('Tracing.end');
+    const { stream } = await complete;
+    if (!read) { await cdp.send('IO.close', { handle: stream }); return []; }
+    const chunks = [];
+    for (;;) {
+      const r = await cdp.send('IO.read', { handle: stream, size: 1 << 20 });
+      chunks.push(r.base64Encoded ? Buffer.from(r.data, 'base64').toString('utf8') : r.data);
+      if (r.eof) break;
+    }
+    await cdp.send('IO.close', { handle: stream });
+    const json = JSON.parse(chunks.join(''));
+    return Array.isArray(json) ? json : json.traceEvents;
+  };
+  return { stop: () => finish(true), discard: () => finish(false) };
+}
+
+function parseDetail(text) {
+  if (typeof text !== 'string') return text ?? null;
+  try { return JSON.parse(text); } catch { return null; }
+}
+
+/**
+ * performance.measure entries. Chromium writes each as an async "b"/"e" pair of cat
+ * blink.user_timing (a zero-length one as a single "n"), sorted by time; the pair's id2.local is
+ * reused once an entry is closed, so pairs are matched per (name, id) as a stack, in time order
+ * (the trace's own order breaks ties). Returns [{name, start, end, detail, devtools, track,
+ * trackGroup, color, properties: Map}] sorted by start (ties: longer first, so parents precede
+ * their children).
+ */
+export function userTimingEntries(events) {
+  const timed = events
+    .map((e, i) => [e, i])
+    .filter(([e]) => e.cat === 'blink.user_timing' && (e.ph === 'b' || e.ph === 'e' || e.ph === 'n'))
+    .sort((a, b) => a[0].ts - b[0].ts || a[1] - b[1]);
+  const open = new Map();
+  const out = [];
+  const entry = (b, endTs) => {
+    const detail = parseDetail(b.args?.detail);
+    const dt = detail?.devtools ?? null;
+    out.push({
+      name: b.name, start: b.ts, end: endTs, detail, devtools: dt,
+      track: dt?.track, trackGroup: dt?.trackGroup, color: dt?.color,
+      properties: new Map(dt?.properties ?? []),
+    });
+  };
+  for (const [e] of timed) {
+    if (e.ph === 'n') { entry(e, e.ts); continue; }
+    const key = `${e.name}\u0000${e.id2?.local ?? e.id2?.global ?? e.id}`;
+    if (e.ph === 'b') {
+      if (!open.has(key)) open.set(key, []);
+      open.get(key).push(e);
+    } else {
+      const b = open.get(key)?.pop();
+      if (b) entry(b, e.ts);
+    }
+  }
+  return out.sort((a, b) => a.start - b.start || (b.end - b.start) - (a.end - a.start));
+}
+
+/** performance.mark events of cat blink.user_timing named `name`: [{name, ts, detail}]. */
+export function userTimingMarks(events, name) {
+  return events.filter((e) => e.cat === 'blink.user_timing' && e.name === name && e.ph !== 'b' && e.ph !== 'e')
+    .map((e) => ({ name: e.name, ts: e.ts, detail: parseDetail(e.args?.data?.detail ?? e.args?.detail) }));
+}
+
+/** Extended console.timeStamp entries (with a track): [{name, start, end, track, trackGroup, color}]. */
+export function timeStampEntries(events) {
+  const out = [];
+  for (const e of events) {
+    if (e.name !== 'TimeStamp' || !e.args?.data) continue;
+    const d = e.args.data;
+    if (d.track === undefined && d.start === undefined) continue;
+    out.push({ name: d.message ?? d.name, start: Number(d.start), end: Number(d.end), track: d.track, trackGroup: d.trackGroup, color: d.color, data: d });
+  }
+  return out.sort((a, b) => a.start - b.start || (b.end - b.start) - (a.end - a.start));
+}

@@ -1,0 +1,138 @@
+/* vor/browser.h: vor's scopes in the browser's DevTools Performance tab (WebAssembly
+ * builds only; the functions exist only when compiled with Emscripten).
+ *
+ * What you get
+ *   Record a trace in Chrome's DevTools Performance panel while a page runs a vor program:
+ *   a custom track group ("vor" by default) holds one track per thread that recorded
+ *   scopes (named after the thread, see vor_set_thread_name) and a "Frames" track with
+ *   one entry per vor_frame_mark(). Each scope is an entry named after its site, nested
+ *   under its parents, coloured from the DevTools palette by a hash of its name (the
+ *   same colour in every run), with its location (file:line) and frame index in the
+ *   details. A frame entry carries the frame's metrics (frame_ms, memory_mb,
+ *   wasm_heap_mb, io_*, and every user metric) in its details.
+ *
+ *   The sink is a consumer of frame records: scopes reach DevTools when their frame
+ *   closes (vor_frame_mark), with the times they were measured at, in one call from
+ *   wasm to JavaScript per frame. Nothing is added to the scope hot path.
+ *
+ * Modes
+ *   VOR_BROWSER_USER_TIMING (default in a browser page or worker)
+ *     performance.measure(name, {start, end, detail: {devtools: {...}}}) per scope,
+ *     performance.measure per frame on the "Frames" track and performance.mark
+ *     ("vor.frame") at each frame start. Any tool that reads User Timing
+ *     (PerformanceObserver, RUM libraries) sees them too. vor clears the entries it made,
+ *     by the names it used, right after making them, so the browser's entry buffer stays
+ *     bounded; a page entry with exactly the name of a vor scope site (or "vor.frame",
+ *     "frame <n>") is cleared with them.
+ *   VOR_BROWSER_FAST
+ *     The extended console.timeStamp(name, start, end, track, group, colour) per scope
+ *     and per frame: DevTools only (nothing for PerformanceObserver, no details panel
+ *     properties, no metrics on frames), and several times cheaper while recording.
+ *   VOR_BROWSER_OFF (default under node and anywhere without DevTools)
+ *     Nothing is emitted: a couple of branches per frame.
+ *   Whatever the mode, the .vor capture, the Chrome trace file and the in-page panel get
+ *   every scope; the mode and the minimum duration only shape what DevTools shows.
+ *
+ * Costs per scope, everything included (two performance.now() reads, vor's bookkeeping,
+ * the sink's JS, the browser's call), Chromium 156 headless on a 2-core x86-64 machine;
+ * bench/devtools prints this machine's figures:
+ *                          DevTools not recording    DevTools recording a trace
+ *     off                        ~0.4 us                    ~0.4 us
+ *     user-timing                ~3.5 us                    ~7-9 us
+ *     fast                       ~0.5 us                    ~2.3-3 us
+ *   Two clock reads are ~0.35-0.4 us of each figure (performance.now() from wasm); the
+ *   sink adds nothing per scope in C and reads each scope record in JS in tens of ns; the
+ *   rest is the browser's performance.measure (structured clone of the detail, trace
+ *   event) or console.timeStamp. A scope left out by the minimum duration costs those tens
+ *   of ns instead of microseconds. Per frame: one wasm-to-JS call, the first-time
+ *   decoding of new site, thread and metric names, and the frame entry (user-timing: a
+ *   measure carrying the metrics and a mark, tens of us while recording; fast: a few us).
+ *
+ * The page can also change the settings from JavaScript, without exporting anything:
+ *     Module.vorDevtools.setMode('fast' | 'user-timing' | 'off');
+ *     Module.vorDevtools.setTrackGroup('my app');
+ *     Module.vorDevtools.setMinDurationMs(0.05);
+ *     Module.vorDevtools.getMode()   // 'fast' | 'user-timing' | 'off': the one asked for,
+ *                                    // else the one in effect at the last frame
+ * (Module is the instance the Emscripten factory resolves to; bad values throw a
+ * RangeError or TypeError in the page, never into C.) The frame thread applies them at its
+ * next frame, through the C setters below, so the C getters then agree. They act in the
+ * JavaScript realm of the frame thread: the page's main thread unless the frame loop runs
+ * in a pthread.
+ *
+ * Limitations: timestamps are performance.now() values, 5 us steps in a cross-origin
+ * isolated page and 100 us steps otherwise. In a pthreads build, Emscripten 3.1.6 moves a
+ * worker's clock onto the main thread's time origin with an offset measured by a
+ * postMessage, so a worker's scopes can show early by that message's latency (about a
+ * millisecond); they keep their frame index (the "frame" detail).
+ *
+ * Failures: if the browser lacks performance.measure (USER_TIMING) or console.timeStamp
+ * (FAST), or a call throws, the sink turns itself off (vor_browser_get_mode() then says
+ * VOR_BROWSER_OFF) and reports once through vor's logger (VOR_LOG_CONSUMER_FAILED, with
+ * the reason); the program goes on. Nothing here throws into C or aborts.
+ *
+ * Thread safety: every function may be called from any thread at any time, before or
+ * during a session. Changes take effect at the next frame the frame thread closes.
+ */
+#ifndef VOR_BROWSER_H
+#define VOR_BROWSER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vor/vor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum vor_browser_mode {
+    VOR_BROWSER_OFF = 0,         /* nothing goes to DevTools */
+    VOR_BROWSER_USER_TIMING = 1, /* performance.measure / performance.mark with devtools details */
+    VOR_BROWSER_FAST = 2         /* extended console.timeStamp: DevTools only, cheaper */
+} vor_browser_mode;
+
+/* Longest track group name kept, in bytes (longer ones are cut at a character boundary). */
+#define VOR_BROWSER_TRACK_GROUP_MAX_BYTES 63
+/* The default track group. */
+#define VOR_BROWSER_DEFAULT_TRACK_GROUP "vor"
+
+/* Chooses how scopes reach DevTools (see Modes above). An unknown value is ignored and
+ * reported (VOR_LOG_BAD_SETTING). Setting a mode also re-arms a sink that turned itself
+ * off after a failure. Takes effect at the next frame. Thread-safe. */
+VOR_API void vor_browser_set_mode(vor_browser_mode mode);
+
+/* The mode in effect: the one set, else the default for this environment
+ * (VOR_BROWSER_USER_TIMING in a browser page or worker, VOR_BROWSER_OFF elsewhere);
+ * VOR_BROWSER_OFF after the sink turned itself off. Thread-safe. */
+VOR_API vor_browser_mode vor_browser_get_mode(void);
+
+/* Names the DevTools track group that holds vor's tracks (default "vor"). The string is
+ * copied (at most VOR_BROWSER_TRACK_GROUP_MAX_BYTES bytes; longer ones are cut and
+ * reported). An empty string puts the tracks at the top level, without a group. NULL is
+ * ignored and reported (VOR_LOG_NAME_NULL). Takes effect at the next frame. Thread-safe. */
+VOR_API void vor_browser_set_track_group(const char *group);
+
+/* Copies the track group name into `buffer` (always NUL-terminated when capacity > 0)
+ * and returns the name's length in bytes, even when `capacity` was too small for all of
+ * it (call again with length + 1 bytes). `buffer` may be NULL to ask the length only.
+ * Thread-safe. */
+VOR_API size_t vor_browser_get_track_group(char *buffer, size_t capacity);
+
+/* Leaves scopes shorter than `ns` nanoseconds out of DevTools (default 0: every scope).
+ * They stay in captures, the Chrome trace file and the panel. Frames are always shown.
+ * Use it when a frame holds many tiny scopes: a scope left out costs tens of
+ * nanoseconds in the sink instead of the microseconds of a DevTools entry (see Costs).
+ * Note that performance.now() ticks in 5 us steps in a cross-origin isolated page (100 us
+ * otherwise), so shorter scopes show as 0 or one step anyway. Takes effect at the next
+ * frame. Thread-safe. */
+VOR_API void vor_browser_set_min_duration_ns(uint64_t ns);
+
+/* The minimum duration in effect, in nanoseconds. Thread-safe. */
+VOR_API uint64_t vor_browser_get_min_duration_ns(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* VOR_BROWSER_H */

@@ -1,0 +1,370 @@
+// devtools.js: the JavaScript half of vor's browser sink (wasm/src/browser_sink.c), linked into
+// every WebAssembly build of libvor as an Emscripten JS library (--js-library; 3.1.6 has no
+// addToLibrary, hence mergeInto). It turns frame records, read straight out of wasm linear memory,
+// into entries on custom tracks of the Chrome DevTools Performance panel.
+//
+// Shape: one call per frame (vor_devtools_js_frame) with a descriptor holding pointers to the
+// frame record's thread and scope arrays. New names come first in the same call (sites, threads,
+// metric columns), each decoded to a JS string once and kept in a table by id: a site keeps its
+// name, file:line, colour and a prepared `detail` object, so a scope costs reading six 32-bit
+// words (int64 start/duration as two halves each) plus the browser call; no per-scope allocation
+// on our side (performance.measure still allocates its entry). The descriptor layout is fixed by
+// static asserts in browser_sink.c; the offsets below must match them.
+//
+//   USER_TIMING (1): performance.measure(name, {start, end, detail: {devtools: {dataType:
+//     'track-entry', track: <thread>, trackGroup, color, properties: [['location', 'file:line'],
+//     ['frame', index]], tooltipText}}}) per scope; per frame, performance.mark('vor.frame') at its
+//     start and a measure 'frame <index>' on the "Frames" track whose properties hold the frame's
+//     metrics. Then every entry made is cleared by the names used (performance.clearMeasures(name),
+//     clearMarks('vor.frame')) so the page's entry buffer stays bounded; PerformanceObservers still
+//     receive them (they are queued when made). Chromium structured-clones `detail` at the call, so
+//     reusing one detail object per site is safe; only its track and frame fields change.
+//   FAST (2): the extended console.timeStamp(name, start, end, track, trackGroup, color) per scope
+//     and per frame: DevTools only, no details, several times cheaper while a trace records.
+// Times: performance.now() ms = (epoch_ns + start_ns) / 1e6 (vor's wasm clock is performance.now()).
+// Colours: the DevTools palette without 'error'/'warning', picked by an FNV-1a hash of the site's
+// name, so a scope keeps its colour across frames, threads and runs.
+//
+// Costs (bench/devtools has this machine's figures): reading a scope record and skipping it (the
+// minimum duration) takes tens of ns; an emitted scope costs about what the browser call alone
+// does: performance.measure with a devtools detail ~3-4 us (~7-10 us while DevTools records a
+// trace), console.timeStamp ~0.1 us (~2-3 us while recording). Per frame: the frame entry (and, in
+// user-timing mode, a mark and one clearMeasures per distinct name), tens of us at most.
+//
+// Bounds: sites by id up to SITE_LIMIT (vor's VOR_MAX_SITES), columns up to COLUMN_LIMIT, threads
+// as many as the C side keeps (it tells us to forget them when it clears its own table).
+// Never throws into C: failures return 1 with a message that C reports once, and C turns the sink
+// off. Module.vorDevtools lets the page change the settings (applied at the next frame).
+
+var LibraryVorDevtools = {
+  $VorDevtools__postset: 'VorDevtools.init();',
+  $VorDevtools: {
+    PALETTE: ['primary', 'primary-light', 'primary-dark', 'secondary', 'secondary-light', 'secondary-dark',
+      'tertiary', 'tertiary-light', 'tertiary-dark'],
+    FRAME_COLORS: ['tertiary-light', 'tertiary-dark'],
+    MODE_NAMES: ['off', 'user-timing', 'fast'],
+    FRAMES_TRACK: 'Frames',
+    FRAME_MARK: 'vor.frame',
+    SITE_LIMIT: 65537,
+    COLUMN_LIMIT: 264,
+
+    init: function() {
+      VorDevtools.mode = VorDevtools.inBrowser() ? 1 : 0; // C's default until it says otherwise
+      VorDevtools.pullFlag = 0;
+      VorDevtools.pending = { mode: -1, minNs: null, group: null };
+      VorDevtools.opts = { start: 0, end: 0, detail: null };
+      VorDevtools.used = [];
+      VorDevtools.serial = 0;
+      VorDevtools.reset();
+      Module['vorDevtools'] = {
+        'setMode': VorDevtools.apiSetMode,
+        'getMode': VorDevtools.apiGetMode,
+        'setTrackGroup': VorDevtools.apiSetTrackGroup,
+        'setMinDurationMs': VorDevtools.apiSetMinDurationMs,
+        'colorOf': VorDevtools.colorOf,
+        'palette': VorDevtools.PALETTE.slice(),
+      };
+    },
+
+    inBrowser: function() {
+      if (typeof window === 'object' && typeof document === 'object') return true;
+      return typeof WorkerGlobalScope !== 'undefined' && typeof self === 'object' && self instanceof WorkerGlobalScope;
+    },
+
+    reset: function() {
+      VorDevtools.sites = [];
+      VorDevtools.columns = [];
+      VorDevtools.group = 'vor';
+      VorDevtools.groupArg = 'vor';
+      VorDevtools.forgetThreads();
+    },
+
+    forgetThreads: function() {
+      VorDevtools.threads = new Map();   // thread id -> track name
+      VorDevtools.trackOwner = new Map(); // track name -> thread id (names must stay unique)
+    },
+
+    // ---- Names ------------------------------------------------------------------------------
+
+    colorOf: function(name) {
+      var h = 0x811c9dc5;
+      for (var i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+      return VorDevtools.PALETTE[(h >>> 0) % VorDevtools.PALETTE.length];
+    },
+
+    setGroup: function(group) {
+      VorDevtools.group = group;
+      VorDevtools.groupArg = group.length ? group : undefined;
+      var sites = VorDevtools.sites;
+      for (var i = 0; i < sites.length; i++) if (sites[i]) VorDevtools.setDetailGroup(sites[i].detail.devtools);
+    },
+
+    setDetailGroup: function(devtools) {
+      if (VorDevtools.groupArg === undefined) delete devtools.trackGroup;
+      else devtools.trackGroup = VorDevtools.groupArg;
+    },
+
+    addSite: function(id, name, file, line) {
+      if (id <= 0 || id >= VorDevtools.SITE_LIMIT) return;
+      // The full path in the details, the file's base name in the tooltip (a shorter detail also
+      // costs less to clone and to trace).
+      var location = file ? file + ':' + line : '';
+      var frameProp = ['frame', ''];
+      var devtools = {
+        dataType: 'track-entry', track: '', color: VorDevtools.colorOf(name),
+        properties: location ? [['location', location], frameProp] : [frameProp],
+        tooltipText: location ? name + ' (' + file.slice(file.lastIndexOf('/') + 1) + ':' + line + ')' : name,
+      };
+      VorDevtools.setDetailGroup(devtools);
+      VorDevtools.sites[id] = {
+        name: name, location: location, color: devtools.color, frameProp: frameProp,
+        detail: { devtools: devtools }, stamp: 0,
+      };
+    },
+
+    addThread: function(tid, name) {
+      var old = VorDevtools.threads.get(tid);
+      if (old !== undefined && VorDevtools.trackOwner.get(old) === tid) VorDevtools.trackOwner.delete(old);
+      var track = name || 'thread ' + tid;
+      var owner = VorDevtools.trackOwner.get(track);
+      if (track === VorDevtools.FRAMES_TRACK || (owner !== undefined && owner !== tid)) track += ' (' + tid + ')';
+      VorDevtools.threads.set(tid, track);
+      VorDevtools.trackOwner.set(track, tid);
+      return track;
+    },
+
+    // Reads the declarations of the descriptor (offsets: browser_sink.c, sink_frame_desc).
+    declare: function(desc) {
+      var U = HEAPU32;
+      var n = U[(desc + 96) >> 2], p = U[(desc + 100) >> 2];
+      for (var i = 0; i < n; i++) {
+        var q = (p >> 2) + i * 4; // sink_site_decl: id, line, name, file
+        var filePtr = U[q + 3];
+        VorDevtools.addSite(U[q], UTF8ToString(U[q + 2], 255), filePtr ? UTF8ToString(filePtr, 4096) : '', U[q + 1]);
+      }
+      n = U[(desc + 104) >> 2]; p = U[(desc + 108) >> 2];
+      for (i = 0; i < n; i++) { // sink_thread_decl: id, char name[64]
+        var t = p + i * 68;
+        VorDevtools.addThread(U[t >> 2], UTF8ToString(t + 4, 64));
+      }
+      n = U[(desc + 112) >> 2]; p = U[(desc + 116) >> 2];
+      for (i = 0; i < n; i++) { // sink_column_decl: id, name, unit
+        var c = (p >> 2) + i * 3;
+        if (U[c] < VorDevtools.COLUMN_LIMIT) VorDevtools.columns[U[c]] = { name: UTF8ToString(U[c + 1]), unit: UTF8ToString(U[c + 2]) };
+      }
+    },
+
+    // ---- Frames -----------------------------------------------------------------------------
+
+    missingApi: function(mode) {
+      if (mode === 2) {
+        if (typeof console !== 'object' || typeof console.timeStamp !== 'function') return 'console.timeStamp is missing (FAST mode)';
+        return null;
+      }
+      if (typeof performance !== 'object' || typeof performance.measure !== 'function' ||
+          typeof performance.mark !== 'function' || typeof performance.clearMeasures !== 'function' ||
+          typeof performance.clearMarks !== 'function') return 'performance.measure is missing (USER_TIMING mode)';
+      return null;
+    },
+
+    // The session epoch on this realm's performance.now() timeline, in ms.
+    epochMs: function(desc) {
+      var base = HEAPF64[desc >> 3];
+#if USE_PTHREADS
+      // emscripten_get_now() on a worker reads the main thread's time origin; this realm's is ours.
+      if (ENVIRONMENT_IS_PTHREAD) base += Module['__performance_now_clock_drift'] || 0;
+#endif
+      return base;
+    },
+
+    formatValue: function(v, unit) {
+      var text = typeof v === 'number' && isFinite(v) ? String(+v.toPrecision(6)) : String(v);
+      return unit ? text + ' ' + unit : text;
+    },
+
+    // The frame entry's properties: the frame's counts and every metric value it carries.
+    frameProperties: function(desc, frameStr) {
+      var U = HEAPU32, F = HEAPF64;
+      var props = [['frame', frameStr], ['scopes', String(F[(desc + 40) >> 3])]];
+      var dropped = F[(desc + 48) >> 3];
+      if (dropped > 0) props.push(['dropped scopes', String(dropped)]);
+      for (var part = 0; part < 2; part++) {
+        var n = U[(desc + 80 + part * 8) >> 2], p = U[(desc + 84 + part * 8) >> 2];
+        for (var i = 0; i < n; i++) { // vor_user_value: column id, reserved, double value
+          var column = VorDevtools.columns[U[(p >> 2) + i * 4]];
+          if (column) props.push([column.name, VorDevtools.formatValue(F[(p >> 3) + i * 2 + 1], column.unit)]);
+        }
+      }
+      props.push(['vor overhead', VorDevtools.formatValue(F[(desc + 56) >> 3] / 1000, 'us')]);
+      return props;
+    },
+
+    emitUserTiming: function(desc) {
+      var V = VorDevtools, U = HEAPU32, S = HEAP32, F = HEAPF64;
+      var base = V.epochMs(desc);
+      var frameStartNs = F[(desc + 8) >> 3], frameDurNs = F[(desc + 16) >> 3];
+      var frameStr = String(F[(desc + 24) >> 3]), minNs = F[(desc + 32) >> 3];
+      var nThreads = U[(desc + 72) >> 2], threadsW = U[(desc + 76) >> 2] >> 2;
+      var perf = performance, opts = V.opts, sites = V.sites, used = V.used;
+      var serial = ++V.serial;
+      var frameStart = base + frameStartNs / 1e6, frameEnd = base + (frameStartNs + frameDurNs) / 1e6;
+      used.length = 0;
+      try {
+        perf.mark(V.FRAME_MARK, { startTime: frameStart, detail: { frame: frameStr } });
+        for (var t = 0; t < nThreads; t++) {
+          var tr = threadsW + t * 3; // vor_thread_record: thread id, n scopes, scopes
+          var tid = U[tr], n = U[tr + 1], w = U[tr + 2] >> 2;
+          var track = V.threads.get(tid);
+          if (track === undefined) track = V.addThread(tid, '');
+          for (var i = 0; i < n; i++, w += 6) { // vor_scope_record: site, depth, start (i64), duration (i64)
+            var dur = U[w + 4] + S[w + 5] * 4294967296;
+            if (dur < minNs) continue;
+            var site = sites[U[w]];
+            if (site === undefined) continue;
+            var start = U[w + 2] + S[w + 3] * 4294967296;
+            site.detail.devtools.track = track;
+            site.frameProp[1] = frameStr;
+            opts.start = base + start / 1e6;
+            opts.end = base + (start + dur) / 1e6;
+            opts.detail = site.detail;
+            perf.measure(site.name, opts);
+            if (site.stamp !== serial) { site.stamp = serial; used.push(site.name); }
+          }
+        }
+        var frameName = 'frame ' + frameStr;
+        var devtools = {
+          dataType: 'track-entry', track: V.FRAMES_TRACK, color: V.FRAME_COLORS[serial & 1],
+          properties: V.frameProperties(desc, frameStr),
+          tooltipText: frameName + ': ' + V.formatValue(frameDurNs / 1e6, 'ms'),
+        };
+        V.setDetailGroup(devtools);
+        used.push(frameName);
+        perf.measure(frameName, { start: frameStart, end: frameEnd, detail: { devtools: devtools } });
+      } finally {
+        for (var k = 0; k < used.length; k++) perf.clearMeasures(used[k]);
+        perf.clearMarks(V.FRAME_MARK);
+        used.length = 0;
+      }
+    },
+
+    emitFast: function(desc) {
+      var V = VorDevtools, U = HEAPU32, S = HEAP32, F = HEAPF64;
+      var base = V.epochMs(desc);
+      var frameStartNs = F[(desc + 8) >> 3], frameDurNs = F[(desc + 16) >> 3];
+      var frameStr = String(F[(desc + 24) >> 3]), minNs = F[(desc + 32) >> 3];
+      var nThreads = U[(desc + 72) >> 2], threadsW = U[(desc + 76) >> 2] >> 2;
+      var sites = V.sites, group = V.groupArg, serial = ++V.serial;
+      for (var t = 0; t < nThreads; t++) {
+        var tr = threadsW + t * 3;
+        var tid = U[tr], n = U[tr + 1], w = U[tr + 2] >> 2;
+        var track = V.threads.get(tid);
+        if (track === undefined) track = V.addThread(tid, '');
+        for (var i = 0; i < n; i++, w += 6) {
+          var dur = U[w + 4] + S[w + 5] * 4294967296;
+          if (dur < minNs) continue;
+          var site = sites[U[w]];
+          if (site === undefined) continue;
+          var start = U[w + 2] + S[w + 3] * 4294967296;
+          console.timeStamp(site.name, base + start / 1e6, base + (start + dur) / 1e6, track, group, site.color);
+        }
+      }
+      console.timeStamp('frame ' + frameStr, base + frameStartNs / 1e6, base + (frameStartNs + frameDurNs) / 1e6,
+        V.FRAMES_TRACK, group, V.FRAME_COLORS[serial & 1]);
+    },
+
+    frame: function(desc) {
+      var V = VorDevtools, U = HEAPU32;
+      try {
+        var flags = U[(desc + 64) >> 2];
+        if (flags & 2) V.reset();
+        if (flags & 8) V.forgetThreads();
+        if (flags & 4) V.setGroup(UTF8ToString(U[(desc + 120) >> 2], 64));
+        V.declare(desc);
+        if (!(flags & 1)) return 0;
+        var mode = U[(desc + 68) >> 2];
+        var missing = V.missingApi(mode);
+        if (missing) {
+          V.fail(desc, missing);
+          return 1;
+        }
+        if (mode === 2) V.emitFast(desc);
+        else V.emitUserTiming(desc);
+        return 0;
+      } catch (e) {
+        V.fail(desc, 'the browser threw: ' + (e && e.message ? e.message : String(e)));
+        return 1;
+      }
+    },
+
+    fail: function(desc, message) {
+      var ptr = HEAPU32[(desc + 124) >> 2], cap = HEAPU32[(desc + 128) >> 2];
+      if (ptr && cap) stringToUTF8(message, ptr, cap);
+    },
+
+    // ---- Module.vorDevtools: settings from the page -----------------------------------------
+
+    raise: function() {
+      if (VorDevtools.pullFlag) HEAP32[VorDevtools.pullFlag >> 2] = 1;
+    },
+
+    apiSetMode: function(mode) {
+      var v = typeof mode === 'number' ? mode : VorDevtools.MODE_NAMES.indexOf(String(mode).toLowerCase().replace('_', '-'));
+      if (!(v >= 0 && v <= 2) || (v | 0) !== v) throw new RangeError("vorDevtools.setMode: 'off', 'user-timing' or 'fast' (got " + mode + ')');
+      VorDevtools.pending.mode = v;
+      VorDevtools.raise();
+    },
+
+    apiGetMode: function() {
+      var p = VorDevtools.pending.mode;
+      return VorDevtools.MODE_NAMES[p >= 0 ? p : VorDevtools.mode];
+    },
+
+    apiSetTrackGroup: function(group) {
+      if (typeof group !== 'string') throw new TypeError('vorDevtools.setTrackGroup: a string');
+      VorDevtools.pending.group = group;
+      VorDevtools.raise();
+    },
+
+    apiSetMinDurationMs: function(ms) {
+      if (typeof ms !== 'number' || !(ms >= 0) || !isFinite(ms)) throw new RangeError('vorDevtools.setMinDurationMs: a finite number >= 0');
+      VorDevtools.pending.minNs = Math.round(ms * 1e6);
+      VorDevtools.raise();
+    },
+  },
+
+  vor_devtools_js_environment__deps: ['$VorDevtools'],
+  vor_devtools_js_environment: function() {
+    return VorDevtools.inBrowser() ? 1 : 0;
+  },
+
+  vor_devtools_js_open__deps: ['$VorDevtools'],
+  vor_devtools_js_open: function(flagPtr) {
+    VorDevtools.pullFlag = flagPtr;
+    var p = VorDevtools.pending;
+    if (p.mode >= 0 || p.minNs !== null || p.group !== null) VorDevtools.raise();
+  },
+
+  vor_devtools_js_frame__deps: ['$VorDevtools'],
+  vor_devtools_js_frame: function(desc) {
+    return VorDevtools.frame(desc);
+  },
+
+  // sink_pull: int32 mode (-1 unchanged), int32 has_min, double min_ns, int32 has_group, char group[64]
+  vor_devtools_js_pull__deps: ['$VorDevtools'],
+  vor_devtools_js_pull: function(ptr) {
+    var p = VorDevtools.pending;
+    HEAP32[ptr >> 2] = p.mode;
+    HEAP32[(ptr + 4) >> 2] = p.minNs !== null ? 1 : 0;
+    HEAPF64[(ptr + 8) >> 3] = p.minNs !== null ? p.minNs : 0;
+    HEAP32[(ptr + 16) >> 2] = p.group !== null ? 1 : 0;
+    if (p.group !== null) stringToUTF8(p.group, ptr + 20, 64);
+    VorDevtools.pending = { mode: -1, minNs: null, group: null };
+  },
+
+  vor_devtools_js_mode__deps: ['$VorDevtools'],
+  vor_devtools_js_mode: function(mode) {
+    VorDevtools.mode = mode;
+  },
+};
+
+mergeInto(LibraryManager.library, LibraryVorDevtools);
