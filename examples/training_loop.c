@@ -89,6 +89,10 @@ static void load_batch(FILE *data) {
         got += fread(batch + got, 1, sizeof batch - got, data);
     }
     vor_record_io(vor_now_ns() - t0, got);
+}
+
+/* The model's input from the batch just loaded (main thread, before the loader refills it). */
+static void take_batch(void) {
     for (int i = 0; i < WIDTH; i++) activations[i] = (float)batch[i] / 255.0f;
 }
 
@@ -153,9 +157,11 @@ static void train_step(int step) {
         VOR_SCOPE("train step");
 #if EXAMPLE_THREADS
         wait_batch(&batch_loader);
+        take_batch();
         request_batch(&batch_loader); /* the loader reads the next batch while we compute */
 #else
         load_batch(data_file);
+        take_batch();
 #endif
         forward();
         backward();

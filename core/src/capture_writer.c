@@ -89,18 +89,29 @@ static uint8_t *history_place(capture_writer *w, size_t n) {
 static int write_record(capture_writer *w) {
     size_t n = w->raw.size;
     uint8_t *dst = history_place(w, n);
-    if (dst == NULL) return 0;
+    if (dst == NULL) {
+        errno = ENOMEM;
+        return 0;
+    }
     memcpy(dst, w->raw.data, n);
     int bound = LZ4_compressBound((int)n);
     w->framed.size = 0;
-    if (!vor_out_reserve(&w->framed, (size_t)bound + n + 32)) return 0;
+    /* The block lands 16 bytes in, after room for the largest header; a stored record
+     * needs n bytes there, which the bound covers too. */
+    if (!vor_out_reserve(&w->framed, (size_t)bound + 16)) {
+        errno = ENOMEM;
+        return 0;
+    }
     vor_out_u32le(&w->framed, 0); /* patched below */
     size_t head_at = w->framed.size;
     /* Compress into the space after a maximal header, then place the header. */
     uint8_t *block = w->framed.data + head_at + 16;
     int c = LZ4_compress_fast_continue(w->lz4, (const char *)dst, (char *)block, (int)n,
                                        (int)(w->framed.capacity - head_at - 16), 1);
-    if (c <= 0) return 0;
+    if (c <= 0) {
+        errno = EINVAL;
+        return 0;
+    }
     w->history_used += n; /* the stream (and a reader's dictionary) now include it */
     int stored = (size_t)c >= n;
     vor_out_varint(&w->framed, (uint64_t)n << 1 | (uint64_t)stored);
@@ -180,8 +191,9 @@ vor_capture_writer *vor_capture_writer_create(const char *path, const vor_captur
     snprintf(w->path, sizeof w->path, "%s", path);
     w->options = *options;
     if (w->options.every == 0) w->options.every = 1;
-    w->raw.max_capacity = VOR_READER_MAX_RECORD_BYTES;
-    w->framed.max_capacity = (size_t)LZ4_compressBound((int)VOR_READER_MAX_RECORD_BYTES) + 16;
+    /* The stored length adds a few bytes to the decoded size: stay under the reader's limit. */
+    w->raw.max_capacity = VOR_READER_MAX_RECORD_BYTES - 32;
+    w->framed.max_capacity = (size_t)LZ4_compressBound((int)VOR_READER_MAX_RECORD_BYTES) + 32;
     w->encoder = vor_record_encoder_new();
     w->lz4 = LZ4_createStream();
     w->history = malloc(HISTORY_MIN_BYTES);

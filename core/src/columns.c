@@ -25,6 +25,7 @@ typedef struct column_entry {
     vor_column column;
     char *owned_name;
     char *owned_unit;
+    char *retired_units[MAX_UNIT_CHANGES]; /* replaced units, kept: readers may hold them */
     double latest;
     int has_value;
 } column_entry;
@@ -190,7 +191,8 @@ void vor_record_metric_unit(const char *name, const char *unit) {
     size_t un = bounded_length(unit, "unit");
     vor_mutex_lock(&columns_lock);
     column_entry *e = find_locked(name, n, 1);
-    if (e != NULL && !e->column.is_system && strncmp(e->column.unit, unit, un) != 0) {
+    if (e != NULL && !e->column.is_system &&
+        (strlen(e->column.unit) != un || strncmp(e->column.unit, unit, un) != 0)) {
         if (e->column.unit_version >= MAX_UNIT_CHANGES) {
             vor_mutex_unlock(&columns_lock);
             vor_log(VOR_LOG_BAD_SETTING, "the unit of metric \"%.60s\" changed more than %d times; kept \"%s\"",
@@ -201,6 +203,7 @@ void vor_record_metric_unit(const char *name, const char *unit) {
         if (copy) {
             /* The previous unit string stays allocated (readers may hold its pointer);
              * MAX_UNIT_CHANGES bounds how many a column can leave behind. */
+            if (e->owned_unit) e->retired_units[e->column.unit_version] = e->owned_unit;
             e->owned_unit = copy;
             e->column.unit = copy;
             e->column.unit_version++;

@@ -45,3 +45,13 @@ void vor_consumers_close_all(void) {
         if (consumers[i].close) consumers[i].close(consumers[i].state);
     n_consumers = 0;
 }
+
+/* Consumers dropped in a forked child: kept here, never called. */
+static vor_consumer forgotten[VOR_MAX_CONSUMERS];
+
+void vor_consumers_forget_all(void) {
+    /* Their state (buffers, descriptors) stays allocated in the child, and reachable:
+     * freeing it would run code written for the parent's files. */
+    memcpy(forgotten, consumers, sizeof consumers);
+    n_consumers = 0;
+}

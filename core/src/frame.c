@@ -102,6 +102,7 @@ static int reserve_scope(uint32_t n) {
 }
 
 int vor_frames_begin_session(void) {
+    free(fa.scopes); /* NULL after a shutdown; still there in a child forked mid-session */
     memset(&fa, 0, sizeof fa);
     fa.opened.tick = vor_session_now.epoch_tick;
     fa.opened.ns = vor_session_now.epoch_ns;
@@ -138,8 +139,12 @@ void vor_frames_restart(void) {
     vor_io_drain(&ns, &bytes);
 }
 
-/* Drains one thread's ring into the record; returns the number of scopes it added. */
-static uint32_t drain_thread(vor_thread *t, const vor_clock_map *map, uint32_t n_scopes, uint64_t *dropped) {
+/* Drains one thread's ring into the record; returns the number of scopes it added.
+ * Events are in end order, so the drain stops at the first scope that ended after the
+ * frame's closing anchor (`close_tick`): it belongs to the next frame. A thread that
+ * exited is drained whole, its buffer is freed right after. */
+static uint32_t drain_thread(vor_thread *t, const vor_clock_map *map, uint64_t close_tick, uint32_t n_scopes,
+                             uint64_t *dropped) {
     int exited = vor_atomic_load_acquire(&t->exited);
     uint64_t head = vor_atomic_load_acquire(&t->head);
     uint64_t tail = t->tail;
@@ -149,11 +154,13 @@ static uint32_t drain_thread(vor_thread *t, const vor_clock_map *map, uint32_t n
 
     for (; tail != head; tail++) {
         const vor_event *e = &t->events[tail & t->mask];
+        if (!exited && (int64_t)(e->end - close_tick) > 0) break; /* ended after this frame */
         if ((int64_t)(e->start - discard_before) < 0) continue; /* began before this session or pause */
         if (!reserve_scope(n_scopes)) {
             uint64_t lost = head - tail;
             *dropped += lost;
             vor_log_n(VOR_LOG_FRAME_RECORD_FULL, lost);
+            tail = head;
             break;
         }
         uint32_t id = vor_site_register(e->site);
@@ -170,7 +177,7 @@ static uint32_t drain_thread(vor_thread *t, const vor_clock_map *map, uint32_t n
         r->start_ns = start - epoch;
         r->duration_ns = end > start ? end - start : 0;
     }
-    vor_atomic_store_release(&t->tail, head);
+    vor_atomic_store_release(&t->tail, tail);
 
     /* Drops the producer counted since the last frame. */
     uint64_t full = vor_atomic_load_relaxed(&t->dropped_full);
@@ -214,9 +221,9 @@ void vor_frame_mark(void) {
     }
 
     uint64_t entered = vor_clock_ticks();
-    vor_mutex_lock(&vor_frame_lock);
+    if (!vor_frame_lock_acquire()) return; /* called back from a logger or consumer */
     if (!vor_session_now.active) {
-        vor_mutex_unlock(&vor_frame_lock);
+        vor_frame_lock_release();
         return;
     }
 
@@ -240,7 +247,7 @@ void vor_frame_mark(void) {
         vor_thread *t = vor_thread_slot(s);
         if (t == NULL) continue;
         uint32_t thread_id = t->thread_id;
-        uint32_t added = drain_thread(t, &map, n_scopes, &dropped); /* may free t */
+        uint32_t added = drain_thread(t, &map, now.tick, n_scopes, &dropped); /* may free t */
         if (added) {
             fa.threads[n_threads].thread_id = thread_id;
             fa.threads[n_threads].n_scopes = added;
@@ -277,17 +284,17 @@ void vor_frame_mark(void) {
     uint64_t left = vor_clock_ticks();
     fa.last_mark_cost_ns = vor_clock_map_ns(&map, left) - vor_clock_map_ns(&map, entered);
     if (fa.last_mark_cost_ns < 0) fa.last_mark_cost_ns = 0;
-    vor_mutex_unlock(&vor_frame_lock);
+    vor_frame_lock_release();
 }
 
 void vor_get_counters(vor_counters *out) {
     if (out == NULL) return;
-    vor_mutex_lock(&vor_frame_lock);
+    int locked = vor_frame_lock_acquire(); /* 0: called back from inside vor, which holds it */
     out->frames = fa.frames;
     out->scopes_recorded = fa.scopes_recorded;
     out->scopes_dropped = fa.scopes_dropped;
     out->unbalanced_ends = vor_log_count(VOR_LOG_UNBALANCED_END);
     out->open_at_exit = fa.open_at_exit;
     out->threads = vor_threads_registered();
-    vor_mutex_unlock(&vor_frame_lock);
+    if (locked) vor_frame_lock_release();
 }

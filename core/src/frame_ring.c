@@ -124,11 +124,15 @@ int vor_frame_ring_enable(uint32_t frames) {
     ring_slot *new_slots = NULL;
     size_t bytes = 0;
     if (frames > 0 && !ring_allocate(frames, &new_arena, &new_slots, &bytes)) return 0;
-    vor_mutex_lock(&vor_frame_lock);
+    if (!vor_frame_lock_acquire()) { /* called back from inside vor */
+        free(new_arena);
+        free(new_slots);
+        return 0;
+    }
     ring_install(new_arena, new_slots, bytes, frames);
     vor_settings_now.frame_ring_frames = frames;
     if (frames > 0) add_consumer_locked();
-    vor_mutex_unlock(&vor_frame_lock);
+    vor_frame_lock_release();
     return 1;
 }
 

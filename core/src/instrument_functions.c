@@ -42,7 +42,9 @@ void __cyg_profile_func_exit(void *fn, void *call_site) {
     if (t == NULL || t->depth == 0 || in_hook) return;
     uint32_t d = t->depth - 1;
     /* Too deep to have been stored: the entry was counted, so pop it. */
-    if (d < VOR_MAX_DEPTH && vor_function_site_address(t->open[d].site) != fn) return;
+    if (d < VOR_MAX_DEPTH && vor_function_site_address(t->open[d].site) != fn &&
+        !vor_function_site_is_unknown(t->open[d].site))
+        return;
     in_hook = 1;
     vor_scope_pop(t, end);
     in_hook = 0;

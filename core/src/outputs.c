@@ -46,6 +46,10 @@ static int flag_env(const char *name) {
  * record; _exit, abort and crashes skip it, which the file formats tolerate. */
 static void shutdown_at_exit(void) {
     vor_session_exiting = 1;
+    /* Not in a child after fork() (the files are the parent's), and not from inside vor
+     * (exit() called by a logger while the frame lock is held): then the files stay in the
+     * crash-tolerant form. */
+    if (vor_session_forked || vor_frame_lock_held_here()) return;
     vor_shutdown();
 }
 
@@ -58,6 +62,12 @@ void vor_outputs_open_from_environment(void) {
 #endif
 
     const char *record = getenv("VOR_RECORD");
+    const char *trace = getenv("VOR_TRACE");
+    if (vor_session_forked && ((record && *record) || (trace && *trace))) {
+        vor_log(VOR_LOG_BAD_ENVIRONMENT, "a process forked from the recording one does not write VOR_RECORD or "
+                                         "VOR_TRACE (they are the parent's files)");
+        return;
+    }
     if (record && *record) {
         vor_capture_options options;
         options.flame = flag_env("VOR_RECORD_FLAME");
@@ -67,7 +77,6 @@ void vor_outputs_open_from_environment(void) {
         files += vor_capture_open(record, &options);
     }
 
-    const char *trace = getenv("VOR_TRACE");
     if (trace && *trace) files += vor_chrome_trace_open(trace);
 
     if (files && !exit_hook_registered) {

@@ -4,8 +4,9 @@
  *
  * Everything read is bounds-checked through vor_in (a short or malformed record sets
  * one flag), every count is checked against the bytes left before anything is
- * allocated for it, and tables only grow up to the limits in reader.h, so a hostile
- * record can cost at most its own size in memory.
+ * allocated for it, and tables only grow up to the limits in reader.h: a hostile record
+ * can make the reader allocate up to those limits (a site id near 2^20 sizes the site
+ * table for it; scopes take about six times their encoded size), never beyond.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -322,7 +323,9 @@ static vor_read_status decode_frame(vor_reader *r, vor_in *in, uint64_t at, vor_
     }
     uint64_t id = r->system_count ? r->system_count - 1 : 0;
     for (uint64_t u = 0; u < n_user; u++) {
-        id += vor_in_varint(in) + 1;
+        uint64_t gap = vor_in_varint(in);
+        if (gap >= VOR_READER_MAX_COLUMNS) in->failed = 1; /* ids only increase, within the table */
+        id += gap + 1;
         if (in->failed || id >= r->column_count || r->columns[id].name == NULL || k >= r->values_capacity) {
             vor_reader_fail(r, at, "a frame record has a value for undeclared column %llu", (unsigned long long)id);
             return VOR_READ_ERROR;

@@ -18,7 +18,8 @@
 #include "capture_format.h"
 
 #define MAX_COLUMNS (VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS)
-#define THREAD_SLOTS 256u
+#define THREAD_SLOTS VOR_MAX_MAX_THREADS /* a frame has at most this many threads */
+#define THREAD_TABLE (2u * VOR_MAX_MAX_THREADS)
 #define FILE_NAME_BYTES 1024u
 
 typedef struct declared_thread {
@@ -38,7 +39,7 @@ struct vor_record_encoder {
     double prev_user[MAX_COLUMNS];
     uint32_t column_declared_version[MAX_COLUMNS]; /* unit_version + 1; 0 = not declared */
     uint8_t site_declared[VOR_MAX_SITES / 8 + 1];
-    declared_thread threads[THREAD_SLOTS];
+    declared_thread threads[THREAD_TABLE]; /* open addressing by thread id */
     /* Pending declarations of the record being encoded. */
     uint32_t new_columns[MAX_COLUMNS];
     uint32_t n_new_columns;
@@ -98,8 +99,23 @@ static int site_is_declared(const vor_record_encoder *e, uint32_t id) {
     return id < VOR_MAX_SITES + 1 && (e->site_declared[id / 8] >> (id % 8) & 1);
 }
 
+/* The table entry of a thread id: its declaration, or the free slot it would take. When
+ * the table fills up (ids are never reused, a long run can see many), it is cleared:
+ * threads are then declared again, which a reader takes as a repeat. */
+static declared_thread *thread_entry(vor_record_encoder *e, uint32_t thread_id) {
+    for (int attempt = 0; attempt < 2; attempt++) {
+        uint32_t h = thread_id * 2654435761u;
+        for (uint32_t probe = 0; probe < THREAD_TABLE; probe++) {
+            declared_thread *t = &e->threads[(h + probe) % THREAD_TABLE];
+            if (!t->used || t->thread_id == thread_id) return t;
+        }
+        memset(e->threads, 0, sizeof e->threads);
+    }
+    return &e->threads[0];
+}
+
 static declared_thread *find_thread(vor_record_encoder *e, uint32_t thread_id) {
-    declared_thread *t = &e->threads[thread_id % THREAD_SLOTS];
+    declared_thread *t = thread_entry(e, thread_id);
     return (t->used && t->thread_id == thread_id) ? t : NULL;
 }
 
@@ -251,7 +267,7 @@ static void commit(vor_record_encoder *e, const vor_frame_record *rec) {
         if (vor_column_read(e->new_columns[i], &c)) e->column_declared_version[e->new_columns[i]] = c.unit_version + 1;
     }
     for (uint32_t i = 0; i < e->n_new_threads; i++) {
-        declared_thread *d = &e->threads[e->new_threads[i] % THREAD_SLOTS];
+        declared_thread *d = thread_entry(e, e->new_threads[i]);
         d->used = 1;
         d->thread_id = e->new_threads[i];
         memcpy(d->name, e->new_thread_names[i], sizeof d->name);

@@ -11,6 +11,14 @@ int vor_internal_collecting;
 VOR_TLS_FAST vor_thread *vor_tls_thread;
 
 int vor_scope_begin(vor_site *site) {
+    if (VOR_UNLIKELY(site == NULL || !vor_internal_is_collecting())) {
+        if (site == NULL) vor_log(VOR_LOG_NAME_NULL, "vor_scope_begin(NULL)");
+        return 0;
+    }
+    return vor_scope_begin_unchecked(site);
+}
+
+int vor_scope_begin_unchecked(vor_site *site) {
     vor_thread *t = vor_tls_thread;
     if (VOR_UNLIKELY(t == NULL)) {
         t = vor_thread_attach();

@@ -18,7 +18,58 @@ vor_settings vor_settings_now = {
 };
 vor_session vor_session_now;
 int vor_session_exiting;
+int vor_session_forked;
 vor_mutex vor_frame_lock = VOR_MUTEX_INIT;
+
+/* Which thread holds the frame lock: a logger, consumer or atexit handler that calls back
+ * into vor while it is held must not wait for it (that would wait forever). */
+static VOR_TLS int frame_lock_held;
+
+int vor_frame_lock_acquire(void) {
+    if (frame_lock_held) return 0;
+    vor_mutex_lock(&vor_frame_lock);
+    frame_lock_held = 1;
+    return 1;
+}
+
+void vor_frame_lock_release(void) {
+    frame_lock_held = 0;
+    vor_mutex_unlock(&vor_frame_lock);
+}
+
+int vor_frame_lock_held_here(void) {
+    return frame_lock_held;
+}
+
+/* fork(): the child must not write into the parent's capture and trace (their file
+ * offsets are shared) nor finish them at its exit, and must not find the frame lock held
+ * by a thread that does not exist in it. The lock is taken around fork(); in the child of
+ * a recording process, collection stops, the outputs are forgotten without a byte
+ * written, and a session the child starts gets no file outputs. */
+static void before_fork(void) {
+    if (!frame_lock_held) vor_mutex_lock(&vor_frame_lock);
+}
+
+static void after_fork_parent(void) {
+    if (!frame_lock_held) vor_mutex_unlock(&vor_frame_lock);
+}
+
+static void after_fork_child(void) {
+    if (vor_session_now.active) {
+        /* A child of a recording process: its outputs are the parent's. (A child forked
+         * while no session ran is like a fresh process and may record its own.) */
+        vor_atomic_store_release(&vor_internal_collecting, 0);
+        vor_consumers_forget_all();
+        vor_session_now.active = 0;
+        vor_session_forked = 1;
+    }
+    if (!frame_lock_held) vor_mutex_unlock(&vor_frame_lock);
+}
+
+static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+static void install_fork_handlers(void) {
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
 
 unsigned vor_version_number(void) {
     return VOR_VERSION_NUMBER;
@@ -45,9 +96,9 @@ static uint32_t clamp_setting(uint32_t value, uint32_t fallback, uint32_t lo, ui
 }
 
 int vor_setup(const vor_desc *desc) {
-    vor_mutex_lock(&vor_frame_lock);
+    if (!vor_frame_lock_acquire()) return 0; /* called back from inside vor */
     if (vor_session_now.active) {
-        vor_mutex_unlock(&vor_frame_lock);
+        vor_frame_lock_release();
         vor_log(VOR_LOG_SETUP_TOO_LATE, NULL);
         return 0;
     }
@@ -67,11 +118,12 @@ int vor_setup(const vor_desc *desc) {
                                        VOR_MAX_MAX_FRAME_SCOPES, "max_frame_scopes");
     s.frame_ring_frames = clamp_setting(desc->frame_ring_frames, 0, 1, VOR_FRAME_RING_MAX_FRAMES, "frame_ring_frames");
     vor_settings_now = s;
-    vor_mutex_unlock(&vor_frame_lock);
+    vor_frame_lock_release();
     return 1;
 }
 
 static void start_session(void) {
+    pthread_once(&fork_handlers_once, install_fork_handlers);
     vor_clock_init();
     vor_log_reset();
     vor_frame_stats_reset();
@@ -90,13 +142,19 @@ static void start_session(void) {
 void vor_enable(void) {
     if (vor_internal_is_collecting() || vor_session_exiting) return;
     vor_empty_span_ns(); /* calibrate outside the frame lock, once per process */
-    vor_mutex_lock(&vor_frame_lock);
+    if (!vor_frame_lock_acquire()) return;
+    /* Checked again under the lock: another thread may have enabled, shut down, or the
+     * process may have started exiting meanwhile. */
+    if (vor_session_exiting || (vor_internal_is_collecting() && vor_session_now.active)) {
+        vor_frame_lock_release();
+        return;
+    }
     if (!vor_session_now.active)
         start_session();
     else
         vor_frames_restart();
     vor_atomic_store_release(&vor_internal_collecting, 1);
-    vor_mutex_unlock(&vor_frame_lock);
+    vor_frame_lock_release();
 }
 
 void vor_disable(void) {
@@ -108,14 +166,15 @@ int vor_is_enabled(void) {
 }
 
 void vor_flush_recording(void) {
-    vor_mutex_lock(&vor_frame_lock);
+    if (!vor_frame_lock_acquire()) return;
     if (vor_session_now.active) vor_consumers_flush();
-    vor_mutex_unlock(&vor_frame_lock);
+    vor_frame_lock_release();
 }
 
 void vor_shutdown(void) {
+    if (vor_frame_lock_held_here()) return; /* from a callback inside vor: cannot end the session here */
     vor_atomic_store_release(&vor_internal_collecting, 0);
-    vor_mutex_lock(&vor_frame_lock);
+    vor_frame_lock_acquire();
     if (vor_session_now.active) {
         vor_consumers_flush();
         vor_consumers_close_all();
@@ -125,5 +184,8 @@ void vor_shutdown(void) {
         vor_columns_end_session();
         vor_session_now.active = 0;
     }
-    vor_mutex_unlock(&vor_frame_lock);
+    /* Again under the lock: a vor_enable that ran between the first store and the lock
+     * must not leave collection on with no session. */
+    vor_atomic_store_release(&vor_internal_collecting, 0);
+    vor_frame_lock_release();
 }

@@ -149,6 +149,10 @@ void vor_function_site_name(vor_site *site) {
     site->name = slot->name;
 }
 
+int vor_function_site_is_unknown(const vor_site *site) {
+    return site == &unknown_function_site;
+}
+
 void *vor_function_site_address(const vor_site *site) {
     function_slot *table = vor_atomic_load_acquire(&function_table);
     if (table == NULL || (const char *)site < (const char *)table ||

@@ -26,7 +26,8 @@ uint64_t vor_refused_scopes;
 static vor_mutex registry_lock = VOR_MUTEX_INIT;
 static vor_thread *slots[VOR_MAX_MAX_THREADS];
 static uint32_t slot_count;        /* atomic: slots in use are below this */
-static uint32_t live_threads;      /* under registry_lock */
+static uint32_t live_threads;      /* under registry_lock: threads running with a buffer */
+static uint32_t exited_threads;    /* under registry_lock: exited, buffer not yet collected */
 static uint32_t next_thread_id;    /* under registry_lock */
 static uint32_t registered_total;  /* atomic */
 static pthread_key_t exit_key;
@@ -37,7 +38,7 @@ static VOR_TLS char pending_name[VOR_THREAD_NAME_BYTES];
 static VOR_TLS int refused;
 
 /* Names of exited threads stay findable for outputs that declare them late. */
-#define EXITED_NAMES 64
+#define EXITED_NAMES VOR_MAX_MAX_THREADS /* enough for every slot to turn over in one frame */
 static struct {
     uint32_t thread_id;
     uint64_t os_tid;
@@ -49,6 +50,12 @@ static void on_thread_exit(void *arg) {
     vor_thread *t = arg;
     t->open_at_exit = t->depth;
     vor_tls_thread = NULL;
+    /* No longer counted against max_threads: a program that starts and ends many short
+     * threads per frame is not refused (the buffer waits for the frame thread). */
+    vor_mutex_lock(&registry_lock);
+    live_threads--;
+    exited_threads++;
+    vor_mutex_unlock(&registry_lock);
     vor_atomic_store_release(&t->exited, 1);
 }
 
@@ -85,7 +92,8 @@ vor_thread *vor_thread_attach(void) {
 
     vor_mutex_lock(&registry_lock);
     uint32_t slot = VOR_MAX_MAX_THREADS;
-    if (live_threads < vor_settings_now.max_threads) {
+    /* At most max_threads running, and as many again exited and waiting to be collected. */
+    if (live_threads < vor_settings_now.max_threads && exited_threads < vor_settings_now.max_threads) {
         uint32_t n = vor_atomic_load_relaxed(&slot_count);
         for (uint32_t i = 0; i < n; i++) {
             if (slots[i] == NULL) {
@@ -152,7 +160,7 @@ void vor_thread_release(vor_thread *t) {
     exited_names[i].os_tid = t->os_tid;
     memcpy(exited_names[i].name, t->name, sizeof t->name);
     vor_atomic_store_release(&slots[t->slot], NULL);
-    live_threads--;
+    exited_threads--;
     vor_mutex_unlock(&registry_lock);
     free(t->events);
     free(t);
@@ -201,21 +209,6 @@ int vor_thread_name_by_id(uint32_t thread_id, char *out, size_t cap, uint64_t *o
 
 uint32_t vor_threads_registered(void) {
     return vor_atomic_load_relaxed(&registered_total);
-}
-
-void vor_threads_free_all(void) {
-    vor_mutex_lock(&registry_lock);
-    for (uint32_t i = 0; i < slot_count; i++) {
-        if (slots[i]) {
-            free(slots[i]->events);
-            free(slots[i]);
-            slots[i] = NULL;
-        }
-    }
-    slot_count = 0;
-    live_threads = 0;
-    vor_mutex_unlock(&registry_lock);
-    vor_tls_thread = NULL;
 }
 
 void vor_set_thread_name(const char *name) {

@@ -117,10 +117,11 @@ VOR_HIDDEN void vor_thread_release(vor_thread *t);
 VOR_HIDDEN uint32_t vor_thread_copy_name(const vor_thread *t, char *out, size_t cap);
 /* Looks a name up by thread id (live threads and the recently exited). */
 VOR_HIDDEN int vor_thread_name_by_id(uint32_t thread_id, char *out, size_t cap, uint64_t *os_tid);
-/* Frees every buffer (process teardown in tests; live threads must not record after). */
-VOR_HIDDEN void vor_threads_free_all(void);
 /* Number of threads that registered since the process started. */
 VOR_HIDDEN uint32_t vor_threads_registered(void);
+
+/* vor_scope_begin without its checks (collecting, NULL): calibration times the path. */
+VOR_HIDDEN int vor_scope_begin_unchecked(vor_site *site);
 
 /* Scopes refused because their thread could not get a buffer (atomic). */
 extern VOR_HIDDEN uint64_t vor_refused_scopes;
@@ -134,6 +135,8 @@ VOR_HIDDEN uint32_t vor_sites_registered(void);
 
 /* -finstrument-functions: the site for a function address (lock-free, any thread). */
 VOR_HIDDEN vor_site *vor_function_site(void *fn);
+/* 1 for the shared site of functions beyond the table (any function's exit matches it). */
+VOR_HIDDEN int vor_function_site_is_unknown(const vor_site *site);
 /* The function address of a function site; NULL for any other site. */
 VOR_HIDDEN void *vor_function_site_address(const vor_site *site);
 /* Fills in names of function sites that have none (frame thread; uses dladdr). */
@@ -237,6 +240,8 @@ VOR_HIDDEN int vor_consumers_add(const vor_consumer *consumer);
 VOR_HIDDEN void vor_consumers_frame(const vor_frame_record *record);
 VOR_HIDDEN void vor_consumers_flush(void);
 VOR_HIDDEN void vor_consumers_close_all(void);
+/* After fork(), in the child: drops every consumer without a callback (no byte written). */
+VOR_HIDDEN void vor_consumers_forget_all(void);
 
 /* The browser's DevTools sink (wasm/src/browser_sink.c), opened at session start. */
 VOR_HIDDEN void vor_browser_sink_open(void);
@@ -256,8 +261,16 @@ typedef struct vor_session {
 extern VOR_HIDDEN vor_session vor_session_now;
 /* Set once the process is exiting (the atexit hook ran): no new session may start. */
 extern VOR_HIDDEN int vor_session_exiting;
-/* The frame lock: frame assembly, flush and shutdown are serialised by it. */
+/* Set in a child process after fork(): its sessions open no file outputs (they are the
+ * parent's). */
+extern VOR_HIDDEN int vor_session_forked;
+/* The frame lock: frame assembly, flush and shutdown are serialised by it. Take it with
+ * vor_frame_lock_acquire(), which returns 0 (and takes nothing) when the calling thread
+ * already holds it: a logger or consumer calling back into vor must not deadlock. */
 extern VOR_HIDDEN vor_mutex vor_frame_lock;
+VOR_HIDDEN int vor_frame_lock_acquire(void);
+VOR_HIDDEN void vor_frame_lock_release(void);
+VOR_HIDDEN int vor_frame_lock_held_here(void);
 
 /* Frame assembly state (frame.c). */
 VOR_HIDDEN int vor_frames_begin_session(void);

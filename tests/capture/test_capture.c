@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -489,6 +490,119 @@ static void killed_writer_leaves_every_complete_record_readable(void **state) {
     }
 }
 
+/* ---- fork() ---- */
+
+static int count_in_file(const char *path, const char *needle) {
+    size_t size;
+    uint8_t *bytes = read_file(path, &size);
+    int n = 0;
+    for (size_t i = 0; i + strlen(needle) <= size; i++)
+        if (memcmp(bytes + i, needle, strlen(needle)) == 0) n++;
+    free(bytes);
+    return n;
+}
+
+static void forked_child_leaves_the_parents_files_alone(void **state) {
+    (void)state;
+    const char *path = temp_path(".vor");
+    const char *trace = temp_path(".json");
+    setenv("VOR_TRACE", trace, 1);
+    start_recording(path, 1);
+    run_workload(3);
+    fflush(NULL);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        /* The child of a recording process: it measures, marks frames, even tries to start
+         * a session of its own, and exits normally (atexit hooks run). */
+        {
+            VOR_SCOPE("in the child");
+        }
+        vor_frame_mark();
+        vor_enable();
+        vor_frame_mark();
+        exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    run_workload(3);
+    vor_shutdown();
+    unsetenv("VOR_TRACE");
+
+    vor_reader *r = open_or_fail(path);
+    read_capture got = {0};
+    collect_frames(r, &got);
+    if (got.last != VOR_READ_NOTHING_YET) fail_msg("%s", got.error);
+    assert_int_equal(got.n_frames, 6);
+    assert_int_equal(vor_reader_finished(r), 1);
+    read_capture_free(&got);
+    vor_reader_close(r);
+    assert_int_equal(count_in_file(trace, "\n]\n"), 1); /* closed once, by the parent */
+    assert_int_equal(count_in_file(trace, "in the child"), 0);
+    unlink(path);
+    unlink(trace);
+}
+
+static int exit_on_failure_logger_calls;
+static void exit_on_failure(void *user, vor_log_level level, vor_log_item item, const char *message) {
+    (void)user;
+    (void)level;
+    (void)message;
+    if (item == VOR_LOG_CONSUMER_FAILED) exit(3);
+}
+
+static void logger_that_exits_inside_a_frame_mark_does_not_hang(void **state) {
+    (void)state;
+    (void)exit_on_failure_logger_calls;
+    const char *path = temp_path(".vor");
+    fflush(NULL);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        /* A file size limit lets the header through and fails a later record's write:
+         * CONSUMER_FAILED is reported from inside vor_frame_mark, and this logger exits. */
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit limit = {400, 400};
+        setrlimit(RLIMIT_FSIZE, &limit);
+        setenv("VOR_RECORD", path, 1);
+        setenv("VOR_RECORD_FLAME", "1", 1);
+        vor_desc d = {0};
+        d.logger.func = exit_on_failure;
+        vor_setup(&d);
+        vor_enable();
+        for (int i = 0; i < 200; i++) {
+            {
+                VOR_SCOPE("growing the file");
+            }
+            vor_record_metric("i", i);
+            vor_frame_mark();
+        }
+        _exit(0);
+    }
+    int status = 0;
+    pid_t done = 0;
+    for (int waited = 0; waited < 1000 && done == 0; waited++) {
+        done = waitpid(child, &status, WNOHANG);
+        if (done == 0) usleep(10000);
+    }
+    if (done == 0) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+        fail_msg("the program hung in exit() called from the logger");
+    }
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 3);
+    /* The capture is left in the crash-tolerant form: readable, not finished. */
+    vor_reader *r = open_or_fail(path);
+    read_capture got = {0};
+    collect_frames(r, &got);
+    assert_int_equal(got.last, VOR_READ_NOTHING_YET);
+    read_capture_free(&got);
+    vor_reader_close(r);
+    unlink(path);
+}
+
 /* ---- Bad input ---- */
 
 static vor_read_status read_bytes(const uint8_t *bytes, size_t size, char *error, size_t cap, uint32_t *frames) {
@@ -581,6 +695,8 @@ int main(void) {
         cmocka_unit_test_teardown(torn_tail_at_every_byte_of_the_last_record, teardown),
         cmocka_unit_test_teardown(reader_tails_a_capture_another_process_is_writing, teardown),
         cmocka_unit_test_teardown(killed_writer_leaves_every_complete_record_readable, teardown),
+        cmocka_unit_test_teardown(forked_child_leaves_the_parents_files_alone, teardown),
+        cmocka_unit_test_teardown(logger_that_exits_inside_a_frame_mark_does_not_hang, teardown),
         cmocka_unit_test_teardown(bad_input_gives_clear_errors, teardown),
         cmocka_unit_test(memory_reader_bounds_what_it_holds),
     };

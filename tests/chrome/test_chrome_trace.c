@@ -40,9 +40,9 @@ static void start_session(uint64_t start_ns) {
 }
 
 static int open_trace(const char *path, size_t buffer_bytes) {
-    vor_mutex_lock(&vor_frame_lock);
+    assert_int_equal(vor_frame_lock_acquire(), 1);
     int ok = vor_chrome_trace_open_buffered(path, buffer_bytes);
-    vor_mutex_unlock(&vor_frame_lock);
+    vor_frame_lock_release();
     return ok;
 }
 

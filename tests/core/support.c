@@ -86,9 +86,9 @@ void recording_attach(uint32_t keep_scopes_per_frame) {
     recording_free();
     rec.keep_scopes_per_frame = keep_scopes_per_frame;
     vor_consumer c = {"test recorder", NULL, record_frame, NULL, NULL};
-    vor_mutex_lock(&vor_frame_lock);
+    assert_int_equal(vor_frame_lock_acquire(), 1);
     assert_int_equal(vor_consumers_add(&c), 1);
-    vor_mutex_unlock(&vor_frame_lock);
+    vor_frame_lock_release();
 }
 
 void session_teardown(void) {

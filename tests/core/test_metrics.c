@@ -6,6 +6,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 static int teardown(void **state) {
     (void)state;
@@ -92,10 +93,17 @@ static void user_metrics_keep_their_latest_value_and_unit(void **state) {
     assert_true(user_value(&rec.frames[2], loss, &found) == 1.25 && found);
     assert_true(user_value(&rec.frames[2], tps, &found) == 900 && found);
 
-    /* A unit registered later updates the declaration (and is reported nowhere). */
+    /* A unit registered later updates the declaration (and is reported nowhere), also
+     * when the new unit is a prefix of the old one, or empty. */
     vor_record_metric_unit("loss", "nats");
     assert_int_equal(vor_column_get((uint32_t)loss, &info), 1);
     assert_string_equal(info.unit, "nats");
+    vor_record_metric_unit("loss", "nat");
+    assert_int_equal(vor_column_get((uint32_t)loss, &info), 1);
+    assert_string_equal(info.unit, "nat");
+    vor_record_metric_unit("loss", "");
+    assert_int_equal(vor_column_get((uint32_t)loss, &info), 1);
+    assert_string_equal(info.unit, "");
 }
 
 static void nan_and_infinity_are_recorded_as_given(void **state) {
@@ -299,6 +307,88 @@ static void counters_sum_the_session(void **state) {
     assert_true(c.threads >= 1);
 }
 
+/* A logger that calls back into vor (or exits) while vor reports from inside a frame mark
+ * must not deadlock: the frame lock is not re-taken on the same thread. */
+static int reentrant_calls;
+static void reentrant_logger(void *user, vor_log_level level, vor_log_item item, const char *message) {
+    (void)user;
+    (void)level;
+    (void)message;
+    if (item != VOR_LOG_CONSUMER_FAILED) return;
+    reentrant_calls++;
+    vor_counters c;
+    vor_get_counters(&c);
+    vor_frame_mark();
+    vor_flush_recording();
+    vor_shutdown();
+    vor_calibrate();
+}
+
+static int failing_frame(void *state, const vor_frame_record *r) {
+    (void)state;
+    (void)r;
+    return 1; /* an output that fails: closed and reported (CONSUMER_FAILED) */
+}
+
+static void logger_calling_back_into_vor_does_not_deadlock(void **state) {
+    (void)state;
+    fake_clock_install(0);
+    vor_desc d = {0};
+    d.logger.func = reentrant_logger;
+    assert_int_equal(vor_setup(&d), 1);
+    vor_enable();
+    vor_consumer c = {"failing output", NULL, failing_frame, NULL, NULL};
+    assert_int_equal(vor_frame_lock_acquire(), 1);
+    assert_int_equal(vor_consumers_add(&c), 1);
+    vor_frame_lock_release();
+    vor_frame_mark(); /* reports CONSUMER_FAILED under the frame lock */
+    assert_int_equal(reentrant_calls, 1);
+    vor_frame_mark(); /* still works afterwards */
+    vor_counters counters;
+    vor_get_counters(&counters);
+    assert_int_equal(counters.frames, 2);
+}
+
+typedef struct race_state {
+    int stop;
+} race_state;
+
+static void *enable_shutdown_loop(void *arg) {
+    race_state *rs = arg;
+    while (!__atomic_load_n(&rs->stop, __ATOMIC_ACQUIRE)) {
+        vor_enable();
+        vor_shutdown();
+    }
+    return NULL;
+}
+
+static void *enable_loop(void *arg) {
+    race_state *rs = arg;
+    while (!__atomic_load_n(&rs->stop, __ATOMIC_ACQUIRE)) vor_enable();
+    return NULL;
+}
+
+static void enable_and_shutdown_racing_leave_a_consistent_state(void **state) {
+    (void)state;
+    race_state rs = {0};
+    pthread_t a, b;
+    assert_int_equal(pthread_create(&a, NULL, enable_shutdown_loop, &rs), 0);
+    assert_int_equal(pthread_create(&b, NULL, enable_loop, &rs), 0);
+    struct timespec pause = {0, 200 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    __atomic_store_n(&rs.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    /* Whatever the interleaving: enabled means a session runs, and frames can be marked. */
+    vor_enable();
+    assert_int_equal(vor_is_enabled(), 1);
+    vor_frame_stats_reset();
+    vor_frame_mark();
+    vor_frame_stats st;
+    vor_frame_stats_get(&st);
+    assert_int_equal(st.count, 1);
+}
+
 static void version_is_consistent(void **state) {
     (void)state;
     assert_int_equal(vor_version_number(), VOR_VERSION_NUMBER);
@@ -326,6 +416,8 @@ int main(void) {
         cmocka_unit_test_teardown(setup_clamps_bad_values_and_refuses_while_running, teardown),
         cmocka_unit_test_teardown(frame_ring_keeps_the_newest_frames_as_views, teardown),
         cmocka_unit_test_teardown(counters_sum_the_session, teardown),
+        cmocka_unit_test_teardown(logger_calling_back_into_vor_does_not_deadlock, teardown),
+        cmocka_unit_test_teardown(enable_and_shutdown_racing_leave_a_consistent_state, teardown),
         cmocka_unit_test(version_is_consistent),
         cmocka_unit_test(calibration_measures_a_plausible_cost),
         /* Last: it fills the process-wide column table. */

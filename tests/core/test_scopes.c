@@ -381,8 +381,72 @@ static void threads_beyond_the_limit_are_refused_and_counted(void **state) {
     assert_int_equal(captured.count[VOR_LOG_TOO_MANY_THREADS], 1);
 }
 
+static void explicit_begin_while_disabled_records_nothing(void **state) {
+    (void)state;
+    vor_desc d = {0};
+    start_fake_session(d, 10);
+    static vor_site s = VOR_SITE_INIT("explicit");
+    vor_disable();
+    for (int i = 0; i < 100000; i++) assert_int_equal(vor_scope_begin(&s), 0);
+    vor_enable();
+    vor_frame_mark();
+    assert_int_equal(rec.frames[0].n_scopes, 0);
+    assert_int_equal(rec.frames[0].dropped, 0);
+    assert_int_equal(vor_log_count(VOR_LOG_THREAD_BUFFER_FULL), 0);
+}
+
+static void null_site_is_refused_and_reported(void **state) {
+    (void)state;
+    vor_desc d = {0};
+    start_fake_session(d, 10);
+    assert_int_equal(vor_scope_begin(NULL), 0);
+    assert_int_equal(vor_scope_begin(NULL), 0);
+    vor_frame_mark();
+    assert_int_equal(rec.frames[0].n_scopes, 0);
+    assert_int_equal(vor_log_count(VOR_LOG_NAME_NULL), 2);
+    assert_int_equal(captured.count[VOR_LOG_NAME_NULL], 1);
+}
+
+static void *short_lived(void *arg) {
+    (void)arg;
+    VOR_SCOPE("short-lived thread");
+    return NULL;
+}
+
+static void many_short_lived_threads_per_frame_are_not_refused(void **state) {
+    (void)state;
+    vor_desc d = {0};
+    d.max_threads = 8;
+    start_fake_session(d, 0);
+    for (int i = 0; i < 7; i++) { /* 7 exited-and-waiting buffers: below the limit of 8 */
+        pthread_t th;
+        assert_int_equal(pthread_create(&th, NULL, short_lived, NULL), 0);
+        assert_int_equal(pthread_join(th, NULL), 0);
+    }
+    vor_frame_mark();
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 7; i++) {
+            pthread_t th;
+            assert_int_equal(pthread_create(&th, NULL, short_lived, NULL), 0);
+            assert_int_equal(pthread_join(th, NULL), 0);
+        }
+        vor_frame_mark();
+    }
+    uint64_t total = 0, dropped = 0;
+    for (uint32_t f = 0; f < rec.n_frames; f++) {
+        total += rec.frames[f].n_scopes;
+        dropped += rec.frames[f].dropped;
+    }
+    assert_int_equal(total, 28);
+    assert_int_equal(dropped, 0);
+    assert_int_equal(vor_log_count(VOR_LOG_TOO_MANY_THREADS), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(explicit_begin_while_disabled_records_nothing, teardown),
+        cmocka_unit_test_teardown(null_site_is_refused_and_reported, teardown),
+        cmocka_unit_test_teardown(many_short_lived_threads_per_frame_are_not_refused, teardown),
         cmocka_unit_test_teardown(nested_scopes_have_exact_times_in_end_order, teardown),
         cmocka_unit_test_teardown(frames_are_contiguous_and_scopes_land_in_the_frame_they_end_in, teardown),
         cmocka_unit_test_teardown(scope_spanning_frames_is_mapped_with_its_first_frames_anchors, teardown),

@@ -120,7 +120,9 @@ typedef enum vor_log_level { VOR_LOG_LEVEL_ERROR = 0, VOR_LOG_LEVEL_WARNING = 1,
 
 /* A logger receives each item the first time it occurs in a session. `message` is the
  * item's text, possibly followed by details (a path, a value), without a newline. It may
- * be called from any thread that triggered the item, but never twice at once. */
+ * be called from any thread that triggered the item, but never twice at once, sometimes
+ * from inside vor_frame_mark. It may call vor functions (those that would wait for the
+ * frame mark, such as vor_shutdown, then do nothing) and may even exit(). */
 typedef struct vor_logger {
     void (*func)(void *user_data, vor_log_level level, vor_log_item item, const char *message);
     void *user_data;
@@ -142,7 +144,9 @@ typedef struct vor_desc {
     uint32_t thread_buffer_scopes; /* scopes one thread can end between two frame marks;
                                       default 65536 (2 MiB per thread), 1024 .. 16777216,
                                       rounded up to a power of two */
-    uint32_t max_threads;          /* threads that can record at once; default 64, at most 1024 */
+    uint32_t max_threads;          /* threads that can record at once; default 64, at most 1024.
+                                      Buffers of threads that exited wait for the next frame
+                                      mark: up to max_threads more of them */
     uint32_t max_frame_scopes;     /* scopes one frame record holds (all threads);
                                       default 262144, at most 16777216 */
     uint32_t frame_ring_frames;    /* frames kept by the in-process ring; default 0 (no ring
@@ -184,7 +188,8 @@ VOR_API void vor_flush_recording(void);
 /* Ends the session: closes the current frame's outputs properly (a valid trace JSON, a
  * complete capture), releases memory and turns collection off. vor_enable() may start a
  * new session afterwards. Call it from the frame thread or after other threads stopped
- * recording; scopes they end meanwhile are dropped. */
+ * recording; scopes they end meanwhile are dropped. Called from inside vor (a logger
+ * callback) it does nothing; vor_frame_mark, vor_flush_recording and vor_setup likewise. */
 VOR_API void vor_shutdown(void);
 
 /* ---- Scopes ------------------------------------------------------------------------- */
@@ -204,8 +209,9 @@ typedef struct vor_site {
 #define VOR_SITE_INIT(name_literal) {(name_literal), __func__, __FILE__, (uint32_t)__LINE__, 0u}
 
 /* Opens a scope at `site` on the calling thread. Returns 1 if the scope is recorded,
- * 0 if not (collection off, or the thread cannot record). Call vor_scope_end() exactly
- * when it returned 1. Lock-free; no allocation except the thread's first scope. */
+ * 0 if not (collection off, a NULL site (reported once), or the thread cannot record).
+ * Call vor_scope_end() exactly when it returned 1. Lock-free; no allocation except the
+ * thread's first scope. */
 VOR_API int vor_scope_begin(vor_site *site);
 
 /* Closes the innermost open scope of the calling thread. With no open scope it does
