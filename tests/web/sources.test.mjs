@@ -121,6 +121,33 @@ test('websocket: bytes cut anywhere are decoded into frames; "end" completes the
   });
 });
 
+test('websocket: a reset (the program re-ran on the same path) reconnects and starts over', async () => {
+  let connections = 0;
+  await withServer((ws) => {
+    connections++;
+    if (connections === 1) {
+      ws.send(capture.subarray(0, 2000));
+      ws.send(JSON.stringify({ type: 'reset', reason: 'replaced', bytes: 2000 }));
+      ws.close(1000);
+    } else {
+      ws.send(capture);
+      ws.send(JSON.stringify({ type: 'end' }));
+    }
+  }, async (url) => {
+    const sink = recordingSink();
+    const events = [];
+    const stream = connectCaptureStream({ url, decoder: createCaptureDecoder(), sink, name: 'run.vor', WebSocketImpl: WebSocket,
+      onEvent: (k) => events.push(k), reconnectDelayMs: 20 });
+    await waitFor(() => events.includes('end'));
+    assert.equal(connections, 2, 'reconnected once');
+    assert.ok(events.indexOf('reset') < events.lastIndexOf('open'), 'reset, then a new connection');
+    assert.equal(sink.clears, 2, 'the panel is cleared for the new run');
+    assert.equal(sink.frames.length, 40, 'the new run complete, nothing of the old one');
+    assert.equal(stream.stats().resets, 1);
+    stream.close();
+  });
+});
+
 test('websocket: a server error message and an unreadable stream are reported', async () => {
   await withServer((ws) => ws.send(JSON.stringify({ type: 'error', message: 'run.vor: permission denied' })), async (url) => {
     const sink = recordingSink();

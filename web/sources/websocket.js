@@ -2,8 +2,9 @@
 //
 // The server speaks subprotocol `vor-capture` on ws://<host>/capture/<id>. Binary messages are
 // consecutive raw bytes of the .vor file (cut anywhere, so a live capture can be tailed as it grows);
-// text messages are JSON control messages: {"type":"end"} (the file is complete / the writer stopped)
-// and {"type":"error","message":"..."}. Bytes go through a CaptureDecoder (decoder.js) into the sink
+// text messages are JSON control messages: {"type":"end"} (the file is complete / the writer stopped),
+// {"type":"reset"} (the file was truncated or replaced: a new run; the source reconnects and starts
+// over) and {"type":"error","message":"..."}. Bytes go through a CaptureDecoder (decoder.js) into the sink
 // (the panel). Frames arrive as fast as the socket delivers; the panel coalesces them and draws once
 // per animation frame.
 
@@ -22,11 +23,19 @@ export function captureSocketUrl(path, location) {
  * Opens the stream. options:
  *   url, decoder (CaptureDecoder), sink ({pushDeclarations, pushFrame, clear?, setStatus?}),
  *   name (for status lines), WebSocketImpl (default globalThis.WebSocket; node tests pass `ws`),
- *   onEvent(kind, detail) with kind 'open' | 'end' | 'error' | 'close'.
+ *   onEvent(kind, detail) with kind 'open' | 'end' | 'error' | 'close' | 'reset',
+ *   reconnectDelayMs (500), maxReconnects (120).
+ * When the server says the file was truncated, replaced or removed ({"type":"reset"}: a new run
+ * of the program writes the same path), the stream reconnects after a short delay and starts
+ * over with the new file, clearing the panel; a file that stays away ends the attempts after
+ * maxReconnects tries.
  * Returns { close(), stats() }.
  */
-export function connectCaptureStream({ url, decoder, sink, name = url, WebSocketImpl = globalThis.WebSocket, onEvent = () => {} }) {
-  const st = { bytes: 0, frames: 0, rejected: 0, state: 'connecting', error: null };
+export function connectCaptureStream({
+  url, decoder, sink, name = url, WebSocketImpl = globalThis.WebSocket, onEvent = () => {},
+  reconnectDelayMs = 500, maxReconnects = 120,
+}) {
+  const st = { bytes: 0, frames: 0, rejected: 0, state: 'connecting', error: null, resets: 0 };
   const status = (text, kind) => sink.setStatus?.(text, kind);
   if (!decoder) {
     st.state = 'error';
@@ -34,17 +43,10 @@ export function connectCaptureStream({ url, decoder, sink, name = url, WebSocket
     status(`${name}: cannot decode .vor bytes without a capture decoder`, 'error');
     return { close() {}, stats: () => ({ ...st }) };
   }
-  let ws;
-  try {
-    ws = new WebSocketImpl(url, CAPTURE_SUBPROTOCOL);
-  } catch (err) {
-    st.state = 'error';
-    st.error = err.message;
-    status(`${name}: ${err.message}`, 'error');
-    return { close() {}, stats: () => ({ ...st }) };
-  }
-  ws.binaryType = 'arraybuffer';
-  status(`${name}: connecting…`, 'info');
+  let ws = null;
+  let closedByUser = false;
+  let retryTimer = null;
+  let attempts = 0;
 
   const fail = (message) => {
     if (st.state === 'error') return;
@@ -54,53 +56,94 @@ export function connectCaptureStream({ url, decoder, sink, name = url, WebSocket
     onEvent('error', message);
   };
 
-  ws.addEventListener('open', () => {
-    st.state = 'streaming';
-    decoder.reset();
-    sink.clear?.();
-    status(`${name}: streaming`, 'live');
-    onEvent('open');
-  });
-  ws.addEventListener('message', (ev) => {
-    // after close() (another capture was opened) or an error, late messages must not reach the sink
-    if (st.state !== 'streaming') return;
-    const data = ev.data;
-    if (typeof data === 'string') {
-      let msg;
-      try { msg = JSON.parse(data); } catch { fail(`unreadable control message: ${data.slice(0, 80)}`); return; }
-      if (msg.type === 'end') {
-        st.state = 'ended';
-        status(`${name}: complete · ${st.frames.toLocaleString('en-US')} frames`, 'info');
-        onEvent('end', msg);
-      } else if (msg.type === 'error') {
-        fail(msg.message ?? msg.error ?? 'server error');
-      }
+  const scheduleReconnect = () => {
+    if (closedByUser) return;
+    if (attempts >= maxReconnects) { fail('the capture did not come back'); return; }
+    attempts++;
+    st.state = 'reconnecting';
+    retryTimer = setTimeout(() => { retryTimer = null; if (!closedByUser) open(); }, reconnectDelayMs);
+  };
+
+  function open() {
+    let socket;
+    try {
+      socket = new WebSocketImpl(url, CAPTURE_SUBPROTOCOL);
+    } catch (err) {
+      fail(err.message);
       return;
     }
-    const bytes = data instanceof ArrayBuffer ? new Uint8Array(data)
-      : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : null;
-    if (!bytes) { fail('unexpected message type'); return; }
-    st.bytes += bytes.byteLength;
-    const r = feedDecoder(decoder, bytes, sink);
-    st.frames += r.frames;
-    st.rejected += r.rejected;
-    if (r.error) { fail(`capture unreadable: ${r.error}`); ws.close(1003, 'unreadable capture'); }
-  });
-  ws.addEventListener('error', () => {
-    if (st.state === 'connecting') fail('cannot connect');
-  });
-  ws.addEventListener('close', (ev) => {
-    if (st.state === 'streaming') {
-      st.state = 'closed';
-      status(`${name}: connection closed${ev.code && ev.code !== 1000 ? ` (code ${ev.code})` : ''} · ${st.frames.toLocaleString('en-US')} frames`, 'warn');
-    } else if (st.state === 'connecting') {
-      fail('cannot connect');
-    }
-    onEvent('close', ev.code);
-  });
+    ws = socket;
+    socket.binaryType = 'arraybuffer';
+    if (st.state !== 'reconnecting') status(`${name}: connecting…`, 'info');
+    const mine = () => ws === socket; // events of a socket that was replaced are ignored
 
+    socket.addEventListener('open', () => {
+      if (!mine()) return;
+      st.state = 'streaming';
+      st.bytes = 0;
+      st.frames = 0;
+      attempts = 0;
+      decoder.reset();
+      sink.clear?.();
+      status(`${name}: streaming`, 'live');
+      onEvent('open');
+    });
+    socket.addEventListener('message', (ev) => {
+      // after close() (another capture was opened) or an error, late messages must not reach the sink
+      if (!mine() || st.state !== 'streaming') return;
+      const data = ev.data;
+      if (typeof data === 'string') {
+        let msg;
+        try { msg = JSON.parse(data); } catch { fail(`unreadable control message: ${data.slice(0, 80)}`); return; }
+        if (msg.type === 'end') {
+          st.state = 'ended';
+          status(`${name}: complete · ${st.frames.toLocaleString('en-US')} frames`, 'info');
+          onEvent('end', msg);
+        } else if (msg.type === 'reset') {
+          st.resets++;
+          st.state = 'reconnecting';
+          status(`${name}: ${msg.reason ?? 'replaced'} (a new run?) · reconnecting`, 'info');
+          onEvent('reset', msg);
+        } else if (msg.type === 'error') {
+          fail(msg.message ?? msg.error ?? 'server error');
+        }
+        return;
+      }
+      const bytes = data instanceof ArrayBuffer ? new Uint8Array(data)
+        : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : null;
+      if (!bytes) { fail('unexpected message type'); return; }
+      st.bytes += bytes.byteLength;
+      const r = feedDecoder(decoder, bytes, sink);
+      st.frames += r.frames;
+      st.rejected += r.rejected;
+      if (r.error) { fail(`capture unreadable: ${r.error}`); socket.close(1003, 'unreadable capture'); }
+    });
+    socket.addEventListener('error', () => {
+      if (!mine()) return;
+      if (st.state === 'connecting') fail('cannot connect');
+    });
+    socket.addEventListener('close', (ev) => {
+      if (!mine()) return;
+      if (st.state === 'reconnecting') {
+        scheduleReconnect();
+      } else if (st.state === 'streaming') {
+        st.state = 'closed';
+        status(`${name}: connection closed${ev.code && ev.code !== 1000 ? ` (code ${ev.code})` : ''} · ${st.frames.toLocaleString('en-US')} frames`, 'warn');
+      } else if (st.state === 'connecting') {
+        fail('cannot connect');
+      }
+      onEvent('close', ev.code);
+    });
+  }
+
+  open();
   return {
-    close() { if (st.state === 'streaming' || st.state === 'connecting') st.state = 'closed'; try { ws.close(1000); } catch { /* closed */ } },
+    close() {
+      closedByUser = true;
+      if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
+      if (st.state === 'streaming' || st.state === 'connecting' || st.state === 'reconnecting') st.state = 'closed';
+      try { ws?.close(1000); } catch { /* closed */ }
+    },
     stats: () => ({ ...st }),
   };
 }
