@@ -1,12 +1,19 @@
-/* capture_input.c: opens a capture for the one-shot commands (summary, export) and reads
- * its frames, turning every failure into one message that names the file.
+/* capture_input.c: opens input files for the commands, and a capture for the one-shot
+ * commands (summary, export, flamegraph, diff), reading its frames and turning every
+ * failure into one message that names the file.
  *
- * The file is opened once with open(2) before the reader gets it, so that a missing or
- * unreadable file is reported with the system's own words ("No such file or directory")
- * whatever the reader's message style. A capture whose header is not complete is an error
- * here (a finished file must have one); `vor tail` waits for it instead. A torn last
- * record is not an error: the reader reports "nothing yet" and we stop there, so a
- * capture cut short by a crash gives every complete frame.
+ * Inputs are regular files. A capture is read with pread (the reader moves back and forth
+ * through a window), which a pipe cannot do, and a FIFO with no writer would block open(2)
+ * forever: so every input is opened with O_NONBLOCK first (which opens a FIFO at once),
+ * checked with fstat, and anything that is not a regular file is refused with what it is
+ * ("is a pipe", "is a directory"). The reader then opens /proc/self/fd/N, the very file
+ * that was checked (no window for a swap), and names it that short way in its messages:
+ * a long path can then never push the problem out of the reader's message buffer.
+ *
+ * A capture whose header is not complete is an error here (a finished file must have
+ * one); `vor tail` waits for it instead. A torn last record is not an error: the reader
+ * reports "nothing yet" and we stop there, so a capture cut short by a crash gives every
+ * complete frame.
  */
 #include "cli.h"
 
@@ -16,25 +23,72 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int cli_input_check(const char *cmd, const char *path, int fd, cli_input_kind kind, struct stat *st) {
+    struct stat local;
+    if (!st) st = &local;
+    if (fstat(fd, st) != 0) return cli_fail(CLI_EXIT_USAGE, cmd, path, "%s", strerror(errno));
+    if (S_ISREG(st->st_mode)) return 0;
+    int folded = kind == CLI_INPUT_FOLDED;
+    if (S_ISDIR(st->st_mode))
+        return cli_fail(CLI_EXIT_USAGE, cmd, path, "%s",
+                        folded ? "is a directory, not a folded stacks file" : "is a directory, not a capture");
+    if (S_ISFIFO(st->st_mode) || S_ISSOCK(st->st_mode))
+        return cli_fail(CLI_EXIT_USAGE, cmd, path, "%s",
+                        folded ? "is a pipe; to read folded stacks from a pipe, give --folded - (stdin)"
+                               : "is a pipe; vor reads capture files (save the stream to a file first)");
+    return cli_fail(CLI_EXIT_USAGE, cmd, path, "%s",
+                    folded ? "is not a regular file; vor reads folded stacks from a file or stdin (--folded -)"
+                           : "is not a regular file; vor reads capture files");
+}
+
+int cli_input_open(const char *cmd, const char *path, cli_input_kind kind, struct stat *st) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        cli_fail(CLI_EXIT_USAGE, cmd, path, "%s", strerror(errno));
+        return -1;
+    }
+    if (cli_input_check(cmd, path, fd, kind, st) != 0) {
+        close(fd);
+        return -1;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    return fd;
+}
+
+vor_reader *cli_reader_open(int fd, const char *path, char name[CLI_READER_NAME_BYTES], char *err, size_t err_cap) {
+    snprintf(name, CLI_READER_NAME_BYTES, "/proc/self/fd/%d", fd);
+    struct stat proc_st, fd_st;
+    /* Only when /proc shows this very file (a chroot or container may lack /proc). */
+    if (stat(name, &proc_st) == 0 && fstat(fd, &fd_st) == 0 && proc_st.st_dev == fd_st.st_dev &&
+        proc_st.st_ino == fd_st.st_ino)
+        return vor_reader_open(name, err, err_cap);
+    vor_reader *r = vor_reader_open(path, err, err_cap);
+    /* The reader's messages start with the path: stripped when short enough to be whole. */
+    size_t n = strlen(path);
+    if (n < CLI_READER_NAME_BYTES) memcpy(name, path, n + 1);
+    else name[0] = '\0';
+    return r;
+}
+
 int cli_capture_open(cli_capture *c, const char *cmd, const char *path) {
     memset(c, 0, sizeof *c);
     c->cmd = cmd;
     c->path = path;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return cli_fail(CLI_EXIT_USAGE, cmd, path, "%s", strerror(errno));
     struct stat st;
-    int have_stat = fstat(fd, &st) == 0;
-    int is_dir = have_stat && S_ISDIR(st.st_mode);
-    if (have_stat && S_ISREG(st.st_mode)) c->file_size = (uint64_t)st.st_size;
-    close(fd);
-    if (is_dir) return cli_fail(CLI_EXIT_USAGE, cmd, path, "is a directory, not a capture");
+    int fd = cli_input_open(cmd, path, CLI_INPUT_CAPTURE, &st);
+    if (fd < 0) return CLI_EXIT_USAGE;
+    c->file_size = (uint64_t)st.st_size;
 
     char err[512] = "";
-    c->reader = vor_reader_open(path, err, sizeof err);
-    if (!c->reader) return cli_fail(CLI_EXIT_USAGE, cmd, path, "%s", err[0] ? cli_strip_path_prefix(err, path) : "cannot open");
+    c->reader = cli_reader_open(fd, path, c->reader_name, err, sizeof err);
+    close(fd); /* the reader has its own */
+    if (!c->reader)
+        return cli_fail(CLI_EXIT_USAGE, cmd, path, "%s", err[0] ? cli_strip_path_prefix(err, c->reader_name) : "cannot open");
     int h = vor_reader_poll_header(c->reader);
     if (h < 0) {
-        int status = cli_fail(CLI_EXIT_USAGE, cmd, path, "%s", cli_strip_path_prefix(vor_reader_error(c->reader), path));
+        int status =
+            cli_fail(CLI_EXIT_USAGE, cmd, path, "%s", cli_strip_path_prefix(vor_reader_error(c->reader), c->reader_name));
         cli_capture_close(c);
         return status;
     }
@@ -54,7 +108,7 @@ int cli_capture_next(cli_capture *c, vor_reader_frame *frame) {
         return 1;
     }
     if (st == VOR_READ_NOTHING_YET) return 0;
-    cli_fail(CLI_EXIT_USAGE, c->cmd, c->path, "%s", cli_strip_path_prefix(vor_reader_error(c->reader), c->path));
+    cli_fail(CLI_EXIT_USAGE, c->cmd, c->path, "%s", cli_strip_path_prefix(vor_reader_error(c->reader), c->reader_name));
     return -1;
 }
 

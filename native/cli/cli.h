@@ -4,10 +4,14 @@
  * few pieces that each do one job and are unit-tested on their own (tests/cli/):
  *
  *   args.c          options before or after file names, `--`, --opt=value, -oVALUE
- *   report.c        "vor <cmd>: <file>: <problem>" on stderr, exit statuses
- *   output.c        -o OUT or stdout, write errors checked (exit 1), partial files removed
+ *   report.c        "vor <cmd>: <file>: <problem>" on stderr, one safe line, exit statuses
+ *   text.c          UTF-8 decoding; names and paths shown with control characters escaped
+ *   output.c        -o OUT or stdout: written to a temporary renamed over OUT on success
+ *                   (never a partial OUT, even on Ctrl-C), write errors checked (exit 1),
+ *                   an output that is one of the inputs refused
  *   progress.c      "frames / percent" on stderr when it is a terminal, at most 10 per second
- *   capture_input.c opening a capture and reading its frames with messages that name the file
+ *   capture_input.c opening input files (regular files only: never blocks on a FIFO), a
+ *                   capture and its frames with messages that name the file
  *   quantile.c      p95 of a stream of doubles in bounded memory (exact, then a histogram)
  *   metric_stats.c  per-column count / min / mean / p95 / max, non-finite values counted
  *   name_table.c    interned strings (scope and thread names) -> dense ids
@@ -23,8 +27,13 @@
  * constants below or by the reader's own limits (vor/reader.h).
  *
  * Nothing here calls exit() or abort(): functions return, commands return an exit status
- * to main(). Exit statuses: 0 success, 1 an I/O error writing output, 2 bad usage or bad
- * input (unknown option, missing file, not a capture, corrupt capture).
+ * to main() (the one exception: output.c's signal handler, which removes a half-written
+ * temporary and _exits). Exit statuses: 0 success, 1 an I/O error writing output, 2 bad usage or bad
+ * input (unknown option, missing file, not a capture, corrupt capture). main() ignores
+ * SIGPIPE, so a closed pipe is a write error (EPIPE) like any other: exit 1, without a
+ * message when it is stdout's reader that went away (`vor export ... | head`). Interrupted
+ * while writing -o OUT (SIGINT, SIGTERM, SIGHUP): the temporary is removed, exit 128 + the
+ * signal (130, 143, 129).
  */
 #ifndef VOR_CLI_H
 #define VOR_CLI_H
@@ -33,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "vor/reader.h"
 
@@ -66,8 +76,11 @@ int cmd_serve(int argc, char **argv);
 
 /* ---- Error reporting (report.c) -------------------------------------------------------- */
 
-/* Prints "vor <cmd>: <subject>: <message>\n" on stderr; without subject when it is NULL.
- * Returns `status` so that commands can write `return cli_fail(...)`. */
+/* Prints "vor <cmd>: <subject>: <message>\n" on stderr; without subject when it is NULL,
+ * "vor: <message>" when cmd is NULL. Control characters and invalid UTF-8 in the subject and
+ * the message are shown escaped (\x1b, \n; text.c); a line longer than 1 KiB is made to
+ * fit by shortening the subject in its middle ("/a/b/...z/run.vor"), so the message itself
+ * is always there. Returns `status` so that commands can write `return cli_fail(...)`. */
 int cli_fail(int status, const char *cmd, const char *subject, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
@@ -87,6 +100,29 @@ void cli_note(const char *cmd, const char *subject, const char *fmt, ...)
     ;
 /* A reader message without a leading "<path>: " (the caller names the file itself). */
 const char *cli_strip_path_prefix(const char *message, const char *path);
+/* Reports a failed write to `name`, "<what>: <strerror(err)>" (what NULL: "write error";
+ * err 0: EIO), and returns CLI_EXIT_IO. Quiet when `is_stdout` and stdout's reader went
+ * away (EPIPE: `vor export ... | head`). */
+int cli_write_error(const char *cmd, const char *name, int is_stdout, int err, const char *what);
+
+/* ---- Text for terminals (text.c) -------------------------------------------------------- */
+
+/* Decodes the UTF-8 sequence at s (n > 0 bytes available) as Unicode table 3-7 defines it
+ * (no overlongs, surrogates or values above U+10FFFF). Returns its length (1..4) with the
+ * code point in *cp, or -k for an invalid sequence whose maximal subpart is k bytes (k >= 1:
+ * replace those k bytes by one U+FFFD and go on after them). */
+int cli_utf8_next(const unsigned char *s, size_t n, uint32_t *cp);
+/* How text is shown to people: valid UTF-8 as is, control characters escaped: \n \r \t,
+ * \xNN for the other C0 controls and DEL (ESC: \x1b), \u0080..\u009f for C1 controls, and
+ * \xNN for each byte of invalid UTF-8. Backslashes are not doubled. */
+void cli_text_fputs(FILE *out, const char *s);
+size_t cli_text_shown_length(const char *s);
+/* `s` as shown, into out (cap bytes with the NUL); cut between characters and ended with
+ * "..." when it does not fit. Returns out. */
+char *cli_text_show(char *out, size_t cap, const char *s);
+/* The same in at most max_shown bytes (and cap - 1), shortened in the middle with "...":
+ * 2/5 of the room for the start, 3/5 for the end. Returns out. */
+char *cli_text_show_middle(char *out, size_t cap, const char *s, size_t max_shown);
 
 /* ---- Argument parsing (args.c) -------------------------------------------------------- */
 
@@ -120,19 +156,40 @@ int cli_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out);
 
 typedef struct cli_output {
     FILE *f;
-    const char *path; /* NULL for stdout */
+    const char *path; /* as given; NULL for stdout */
     const char *cmd;
     char *buffer;     /* stdio buffer of a file output */
-    int removable;    /* a regular file: removed when the command fails */
+    char *target;     /* the file that gets the output: path, or where its symlinks lead */
+    char *temp;       /* the temporary written instead, renamed over target on success;
+                         NULL when writing to target directly (a device, a FIFO) */
+    int removable;    /* written directly to a regular file: removed when the command fails */
 } cli_output;
 
-/* Opens `path` for writing, or stdout when path is NULL or "-". Reports a failure (naming
- * the path) and returns CLI_EXIT_IO; 0 on success. */
+/* Before any work: refuses an empty output path (usage error; `option` names it, "-o") and
+ * an output that is one of the inputs (same device and inode, symlinks followed; "-" as
+ * an input is stdin, a NULL or "-" output is stdout). roles[i] says what inputs[i] is, for
+ * the message "vor <cmd>: OUT: is <role>; choose another output". Returns 0 or
+ * CLI_EXIT_USAGE after printing. Inputs that do not exist are left to their opening. */
+int cli_output_check(const char *cmd, const char *option, const char *out_path, const char *const *inputs,
+                     const char *const *roles, size_t n_inputs);
+
+/* Opens `path` for writing, or stdout when path is NULL or "-". A regular file (existing
+ * or not) is written through a temporary in its directory (mkstemp, then the permissions a
+ * new file gets: 0666 minus the umask), renamed over it by cli_output_close() on success:
+ * OUT is never left half-written, and an existing OUT survives a failed command. While it
+ * is open, SIGINT, SIGTERM and SIGHUP (unless ignored) remove the temporary and exit
+ * 128 + the signal (130, 143, 129). Anything else (/dev/full, a FIFO, /dev/stdout) is
+ * written directly. A read-only OUT is refused. Reports a failure (naming the path) and
+ * returns CLI_EXIT_IO; 0 on success. */
 int cli_output_open(cli_output *o, const char *cmd, const char *path);
 
-/* Flushes and closes. With `discard` (the command failed) a file output is removed.
- * Returns `status` unchanged if it is not 0; otherwise 0, or CLI_EXIT_IO after reporting
- * a write error (naming the path or "stdout"). */
+/* 1 once a write to the output failed (stdio's sticky error): a long export stops there. */
+int cli_output_failed(const cli_output *o);
+
+/* Flushes and closes: renames the temporary over OUT, or with `discard` (the command
+ * failed) or a write error removes it (a direct regular file is removed). Returns `status`
+ * unchanged if it is not 0; otherwise 0, or CLI_EXIT_IO after reporting a write error
+ * (naming the path or "stdout"; see cli_write_error). */
 int cli_output_close(cli_output *o, int status, int discard);
 
 /* The name used in messages: the path or "stdout". */
@@ -142,7 +199,8 @@ const char *cli_output_name(const cli_output *o);
 
 typedef struct cli_progress {
     int enabled;
-    const char *cmd, *subject;
+    const char *cmd;
+    char subject[96];  /* the file, escaped and shortened to fit a terminal line */
     const char *phase; /* shown before the count when not NULL, e.g. "pass 1 of 2" */
     uint64_t total_bytes;
     uint64_t last_ms;  /* monotonic ms of the last update printed */
@@ -160,16 +218,37 @@ void cli_progress_done(cli_progress *p);
 
 /* ---- Capture input (capture_input.c) ----------------------------------------------------- */
 
+typedef enum cli_input_kind { CLI_INPUT_CAPTURE, CLI_INPUT_FOLDED } cli_input_kind;
+
+/* Refuses what is not a regular file, `fd` being open on `path`: "is a directory, not a
+ * capture", "is a pipe; ...", "is not a regular file; vor reads capture files" (kind says
+ * which words). Returns 0 with *st filled (st may be NULL) or CLI_EXIT_USAGE after printing. */
+int cli_input_check(const char *cmd, const char *path, int fd, cli_input_kind kind, struct stat *st);
+/* Opens an input file: O_NONBLOCK (a FIFO without a writer must not block the open), fstat,
+ * cli_input_check, then O_NONBLOCK cleared. Returns the fd (close-on-exec) or -1 after
+ * printing the message (the status is CLI_EXIT_USAGE). */
+int cli_input_open(const char *cmd, const char *path, cli_input_kind kind, struct stat *st);
+
+#define CLI_READER_NAME_BYTES 64
+/* A reader on the file that `fd` (from cli_input_open) has open: the reader opens
+ * /proc/self/fd/N, the very file that was checked, and its messages start with that short
+ * name (strip it with cli_strip_path_prefix(message, name)) rather than a long path the
+ * reader would cut. Without /proc, the reader opens `path`. On failure returns NULL with
+ * the reader's message in err. */
+vor_reader *cli_reader_open(int fd, const char *path, char name[CLI_READER_NAME_BYTES], char *err, size_t err_cap);
+
 typedef struct cli_capture {
     vor_reader *reader;
     const char *path;
     const char *cmd;
     uint64_t file_size; /* at open */
     uint64_t frames;    /* frames read so far */
+    char reader_name[CLI_READER_NAME_BYTES]; /* how the reader's messages name the file */
 } cli_capture;
 
 /* Opens a finished (or growing) capture and reads its header. On failure prints the
- * message (missing file, not a capture, no header yet) and returns CLI_EXIT_USAGE. */
+ * message (missing file, not a regular file, not a capture, no header yet) and returns
+ * CLI_EXIT_USAGE. */
 int cli_capture_open(cli_capture *c, const char *cmd, const char *path);
 /* Next frame: 1 with *frame filled, 0 at the end of what is there now (a torn last record
  * included), or -1 after printing the reader's error (the status is CLI_EXIT_USAGE). */

@@ -7,7 +7,10 @@
  * time per frame (the scopes that cost the most extra time come first, whatever their
  * ratio). --svg draws a differential flame graph (B's widths, red where B is slower, blue
  * where faster) through native/flamegraph; when the captures have different numbers of
- * flame frames, B is scaled to A's count so that widths compare time per frame.
+ * flame frames, B is scaled to A's count so that widths compare time per frame. The SVG
+ * merges threads (no thread name at the bottom of the stacks): the native and the wasm run
+ * of a program name their threads differently, so stacks match by their scope names alone
+ * (a modelling choice, stated in the help and in the SVG's subtitle).
  */
 #include <errno.h>
 #include <math.h>
@@ -30,7 +33,10 @@ const char cmd_diff_help[] =
     "\n"
     "options:\n"
     "  --svg OUT.svg  also write a differential flame graph: B's widths, red where B is\n"
-    "                 slower, blue where faster (B scaled to A's flame frame count)\n"
+    "                 slower, blue where faster (B scaled to A's flame frame count).\n"
+    "                 Threads are merged: stacks match by name path (their scope names\n"
+    "                 from the outermost), whatever thread ran them. OUT.svg is replaced\n"
+    "                 only once complete, and cannot be A or B.\n"
     "  --title TEXT   title of the SVG\n"
     "  --top N        rows of the table (default 40; 0 = all)\n"
     "  --json         print the table as JSON (times in ns)\n"
@@ -82,25 +88,31 @@ static int compare_rows(const void *x, const void *y) {
     return strcmp(a->name, b->name);
 }
 
+#define NAME_COLUMN_MAX 48     /* bytes of a scope name in the text table */
+#define SUBTITLE_PATH_SHOWN 160 /* bytes of each capture's path in the SVG's subtitle */
+
 static void ms(char *out, size_t cap, double ns) {
     snprintf(out, cap, "%.3f", ns / 1e6);
 }
 
 static void print_text(FILE *out, const char *path_a, const char *path_b, const diff_stats *sa, const diff_stats *sb,
                        const diff_row *rows, size_t n) {
-    fprintf(out, "A: %s (%llu flame frames)\nB: %s (%llu flame frames)\n", path_a,
-            (unsigned long long)sa->flame_frames, path_b, (unsigned long long)sb->flame_frames);
+    fputs("A: ", out);
+    cli_text_fputs(out, path_a);
+    fprintf(out, " (%llu flame frames)\nB: ", (unsigned long long)sa->flame_frames);
+    cli_text_fputs(out, path_b);
+    fprintf(out, " (%llu flame frames)\n", (unsigned long long)sb->flame_frames);
     fprintf(out, "times in ms; mean and p95 are per flame frame (a frame without the scope counts 0)\n\n");
     int width = 5;
     for (size_t i = 0; i < n; i++) {
-        int len = (int)strlen(rows[i].name);
-        if (len > width) width = len > 48 ? 48 : len;
+        size_t len = cli_text_shown_length(rows[i].name);
+        if (len > (size_t)width) width = len > NAME_COLUMN_MAX ? NAME_COLUMN_MAX : (int)len;
     }
     fprintf(out, "%-*s %9s %9s %11s %11s %9s %9s %9s %9s %8s\n", width, "scope", "calls A", "calls B", "total A",
             "total B", "mean A", "mean B", "p95 A", "p95 B", "B/A");
     for (size_t i = 0; i < n; i++) {
         const diff_row *r = &rows[i];
-        char ta[32], tb[32], ma[32], mb[32], pa[32], pb[32], ratio[32];
+        char ta[32], tb[32], ma[32], mb[32], pa[32], pb[32], ratio[32], name[NAME_COLUMN_MAX + 1];
         ms(ta, sizeof ta, r->a ? (double)r->a->total_ns : 0);
         ms(tb, sizeof tb, r->b ? (double)r->b->total_ns : 0);
         ms(ma, sizeof ma, r->mean_a);
@@ -112,7 +124,7 @@ static void print_text(FILE *out, const char *path_a, const char *path_b, const 
         else
             snprintf(ratio, sizeof ratio, "%s", r->mean_b > 0 ? "new" : "-");
         if (r->b == NULL) snprintf(ratio, sizeof ratio, "gone");
-        fprintf(out, "%-*.*s %9llu %9llu %11s %11s %9s %9s %9s %9s %8s\n", width, width, r->name,
+        fprintf(out, "%-*s %9llu %9llu %11s %11s %9s %9s %9s %9s %8s\n", width, cli_text_show(name, sizeof name, r->name),
                 (unsigned long long)(r->a ? r->a->calls : 0), (unsigned long long)(r->b ? r->b->calls : 0), ta, tb,
                 ma, mb, pa, pb, ratio);
     }
@@ -170,9 +182,10 @@ static int write_svg(const char *svg_path, const char *title, const char *path_a
     if (status == CLI_EXIT_OK) status = read_capture(path_a, NULL, &fa);
     if (status == CLI_EXIT_OK) status = read_capture(path_b, NULL, &fb);
     if (status == CLI_EXIT_OK) {
-        char subtitle[1024];
-        snprintf(subtitle, sizeof subtitle, "A: %s (%llu flame frames) → B: %s (%llu)%s", path_a,
-                 (unsigned long long)frames_a, path_b, (unsigned long long)frames_b,
+        char subtitle[1024], shown_a[SUBTITLE_PATH_SHOWN + 1], shown_b[SUBTITLE_PATH_SHOWN + 1];
+        snprintf(subtitle, sizeof subtitle, "A: %s (%llu flame frames) → B: %s (%llu)%s; threads merged; stacks match by name path",
+                 cli_text_show_middle(shown_a, sizeof shown_a, path_a, SUBTITLE_PATH_SHOWN), (unsigned long long)frames_a,
+                 cli_text_show_middle(shown_b, sizeof shown_b, path_b, SUBTITLE_PATH_SHOWN), (unsigned long long)frames_b,
                  frames_a != frames_b ? ", B scaled to A's frame count" : "");
         flamegraph_svg_options so;
         memset(&so, 0, sizeof so);
@@ -183,8 +196,12 @@ static int write_svg(const char *svg_path, const char *title, const char *path_a
         status = cli_output_open(&out, CMD, svg_path);
         if (status == CLI_EXIT_OK) {
             flamegraph_error err;
+            errno = 0;
             flamegraph_status st = flamegraph_write_diff_svg(ta, tb, &so, out.f, &err);
-            if (st != FLAMEGRAPH_OK && st != FLAMEGRAPH_DROPPED && st != FLAMEGRAPH_ERR_EMPTY)
+            int write_errno = errno;
+            if (st == FLAMEGRAPH_ERR_WRITE)
+                status = cli_write_error(CMD, cli_output_name(&out), out.path == NULL, write_errno, "cannot write the SVG");
+            else if (st != FLAMEGRAPH_OK && st != FLAMEGRAPH_DROPPED && st != FLAMEGRAPH_ERR_EMPTY)
                 status = cli_fail(CLI_EXIT_IO, CMD, svg_path, "%s", err.message);
             status = cli_output_close(&out, status, status != CLI_EXIT_OK);
         }
@@ -210,10 +227,16 @@ int cmd_diff(int argc, char **argv) {
     if (args.values[OPT_TOP] && cli_parse_u64(args.values[OPT_TOP], 0, 1000000, &top) != 0)
         return cli_usage_error(CMD, "--top: '%s' is not a number of rows", args.values[OPT_TOP]);
     const char *path_a = args.positional[0], *path_b = args.positional[1];
+    /* --svg replaces its file when done, and the table goes to stdout: neither may be A or B. */
+    const char *inputs[2] = {path_a, path_b}, *roles[2] = {"capture A", "capture B"};
+    int status = cli_output_check(CMD, "--svg", NULL, inputs, roles, 2);
+    if (status == CLI_EXIT_OK && args.values[OPT_SVG])
+        status = cli_output_check(CMD, "--svg", args.values[OPT_SVG], inputs, roles, 2);
+    if (status != CLI_EXIT_OK) return status;
 
     diff_stats sa, sb;
     if (diff_stats_init(&sa) != 0 || diff_stats_init(&sb) != 0) return cli_fail(CLI_EXIT_IO, CMD, NULL, "out of memory");
-    int status = read_capture(path_a, &sa, NULL);
+    status = read_capture(path_a, &sa, NULL);
     if (status == CLI_EXIT_OK) status = read_capture(path_b, &sb, NULL);
     if (status == CLI_EXIT_OK && (sa.flame_frames == 0 || sb.flame_frames == 0))
         status = cli_fail(CLI_EXIT_USAGE, CMD, sa.flame_frames == 0 ? path_a : path_b, "%s",
@@ -253,7 +276,8 @@ int cmd_diff(int argc, char **argv) {
             print_json(stdout, path_a, path_b, &sa, &sb, rows, n);
         else
             print_text(stdout, path_a, path_b, &sa, &sb, rows, n);
-        if (fflush(stdout) != 0 || ferror(stdout)) status = cli_fail(CLI_EXIT_IO, CMD, "stdout", "%s", strerror(errno));
+        errno = 0;
+        if (fflush(stdout) != 0 || ferror(stdout)) status = cli_write_error(CMD, "stdout", 1, errno, NULL);
     }
     if (status == CLI_EXIT_OK && args.values[OPT_SVG])
         status = write_svg(args.values[OPT_SVG], args.values[OPT_TITLE], path_a, path_b, sa.flame_frames, sb.flame_frames);

@@ -3,14 +3,14 @@
  * folded stacks (flamegraph.pl, speedscope, inferno) or CSV (spreadsheets, pandas).
  *
  * This file checks the command line, opens the input and the output and hands them to
- * one export_<format>.c. Output goes to stdout unless -o names a file; a file left
- * half-written by a failure is removed. Long exports show progress on stderr when it is
- * a terminal.
+ * one export_<format>.c. Output goes to stdout unless -o names a file, which is written
+ * as a temporary renamed over it at the end (output.c): a failure or Ctrl-C never leaves
+ * it half-written, and an existing file survives. Long exports show progress on stderr
+ * when it is a terminal.
  */
 #include "cli.h"
 
 #include <string.h>
-#include <sys/stat.h>
 
 const char cmd_export_help[] =
     "usage: vor export FILE --format chrome|folded|csv [-o OUT]\n"
@@ -30,7 +30,9 @@ const char cmd_export_help[] =
     "\n"
     "options:\n"
     "  -f, --format F      chrome, folded or csv (required)\n"
-    "  -o, --output OUT    write to OUT instead of stdout ('-' is stdout)\n"
+    "  -o, --output OUT    write to OUT instead of stdout ('-' is stdout); OUT is replaced\n"
+    "                      only when the export succeeds (Ctrl-C or an error leaves it as\n"
+    "                      it was); it cannot be the capture itself\n"
     "  --no-thread         folded: leave the thread name out of the stacks (threads merge)\n"
     "  --max-stacks N      folded: distinct stacks kept (default 1048576); the time of\n"
     "                      stacks beyond goes to their nearest kept ancestor, with a note\n"
@@ -41,7 +43,9 @@ const char cmd_export_help[] =
     "complete frame. csv reads the capture twice (the columns first).\n"
     "\n"
     "exit status: 0 ok, 2 bad usage or bad input (missing file, not a capture, corrupt\n"
-    "capture, no flame frames for folded), 1 output could not be written.\n";
+    "capture, no flame frames for folded), 1 output could not be written (also when\n"
+    "stdout's reader went away, as in 'vor export ... | head': then without a message),\n"
+    "130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP while writing -o OUT.\n";
 
 enum { OPT_FORMAT, OPT_OUTPUT, OPT_NO_THREAD, OPT_MAX_STACKS, OPT_QUIET, OPT_HELP };
 
@@ -90,15 +94,13 @@ int cmd_export(int argc, char **argv) {
                                args.values[OPT_MAX_STACKS]);
     const char *path = args.positional[0];
 
-    /* Opening the output truncates it: never when it is the capture itself. */
-    struct stat in_st, out_st;
-    const char *out_path = args.values[OPT_OUTPUT];
-    if (out_path && strcmp(out_path, "-") != 0 && stat(path, &in_st) == 0 && stat(out_path, &out_st) == 0 &&
-        in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
-        return cli_fail(CLI_EXIT_USAGE, CMD, out_path, "is the capture being exported; choose another output");
+    /* The output replaces OUT when done: never when OUT is the capture itself. */
+    const char *role = "the capture being exported";
+    int status = cli_output_check(CMD, "-o", args.values[OPT_OUTPUT], &path, &role, 1);
+    if (status != 0) return status;
 
     cli_capture capture;
-    int status = cli_capture_open(&capture, CMD, path);
+    status = cli_capture_open(&capture, CMD, path);
     if (status != 0) return status;
     cli_output out;
     status = cli_output_open(&out, CMD, args.values[OPT_OUTPUT]);

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -18,17 +19,46 @@
 
 static const char *const CMD = "flamegraph";
 
+#define FOLDED_SOURCE_SHOWN 160 /* bytes of the --folded path in the library's messages */
+#define SUBTITLE_PATH_SHOWN 200 /* bytes of the capture's path in the SVG's subtitle */
+
+/* Reads folded stacks from `path` ("-": stdin, which may be a pipe; a named file must be a
+ * regular file, so that a FIFO without a writer cannot hang the command). */
 static int from_folded(flamegraph_tree *tree, const char *path) {
-    FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-    if (in == NULL) return cli_fail(CLI_EXIT_USAGE, CMD, path, "%s", strerror(errno));
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *subject = is_stdin ? "stdin" : path;
+    FILE *in = stdin;
+    char source[FOLDED_SOURCE_SHOWN + 1];
+    if (is_stdin) {
+        struct stat st;
+        if (fstat(STDIN_FILENO, &st) == 0 && S_ISDIR(st.st_mode))
+            return cli_fail(CLI_EXIT_USAGE, CMD, subject, "is a directory, not a folded stacks file");
+        snprintf(source, sizeof source, "%s", subject);
+    } else {
+        int fd = cli_input_open(CMD, path, CLI_INPUT_FOLDED, NULL);
+        if (fd < 0) return CLI_EXIT_USAGE;
+        in = fdopen(fd, "r");
+        if (in == NULL) {
+            int e = errno;
+            close(fd);
+            return cli_fail(CLI_EXIT_USAGE, CMD, path, "%s", strerror(e));
+        }
+        /* The library's messages start with this name: short enough to leave room for the
+         * problem in its 512-byte message, and already escaped. */
+        cli_text_show_middle(source, sizeof source, path, FOLDED_SOURCE_SHOWN);
+    }
     flamegraph_folded_options fo;
     memset(&fo, 0, sizeof fo);
-    fo.source_name = path;
+    fo.source_name = source;
     flamegraph_error err;
     flamegraph_status st = flamegraph_read_folded(tree, in, &fo, &err);
     if (in != stdin) fclose(in);
     if (st != FLAMEGRAPH_OK && st != FLAMEGRAPH_DROPPED)
         return cli_fail(CLI_EXIT_USAGE, CMD, NULL, "%s", err.message); /* names the file and line */
+    flamegraph_tree_stats stats = flamegraph_tree_get_stats(tree);
+    if (!(stats.total > 0) && stats.dropped_stacks == 0)
+        return cli_fail(CLI_EXIT_USAGE, CMD, subject, "%s",
+                        "no stacks: no 'frame;frame;... COUNT' line with a count above 0");
     return CLI_EXIT_OK;
 }
 
@@ -76,7 +106,11 @@ int cmd_flamegraph(int argc, char **argv) {
               "\n"
               "FILE is a capture with flame frames (VOR_RECORD_FLAME=1); stacks are merged by\n"
               "name path, each thread's name at the bottom; values are nanoseconds. --folded reads\n"
-              "the `a;b;c count` text of other profilers instead.\n\n",
+              "the `a;b;c count` text of other profilers instead (a file, or - for stdin).\n"
+              "The SVG goes to stdout without -o; -o OUT is replaced only once the SVG is\n"
+              "complete (an error or Ctrl-C leaves it as it was) and cannot be the input.\n"
+              "Exit status: 0 ok, 2 bad usage or bad input (no flame frames, no stacks),\n"
+              "1 output could not be written.\n\n",
               stdout);
         fputs(flamegraph_help_text(), stdout);
         return CLI_EXIT_OK;
@@ -88,30 +122,39 @@ int cmd_flamegraph(int argc, char **argv) {
         return cli_usage_error(CMD, "--folded takes the place of a capture FILE; give one or the other");
     if (opt.output_path == NULL && isatty(STDOUT_FILENO))
         return cli_usage_error(CMD, "give -o out.svg (or redirect stdout)");
+    const char *source = opt.folded_path ? opt.folded_path : opt.inputs[0];
+    /* The SVG replaces -o's file when done: never the input it is drawn from. */
+    const char *role = opt.folded_path ? "the folded stacks file being drawn" : "the capture being drawn";
+    int status = cli_output_check(CMD, "-o", opt.output_path, &source, &role, 1);
+    if (status != CLI_EXIT_OK) return status;
 
     flamegraph_tree *tree = flamegraph_tree_create(&opt.tree);
     if (tree == NULL) return cli_fail(CLI_EXIT_IO, CMD, NULL, "out of memory");
-    const char *source = opt.folded_path ? opt.folded_path : opt.inputs[0];
     uint64_t flame_frames = 0;
-    int status = opt.folded_path ? from_folded(tree, opt.folded_path) : from_capture(tree, &opt, source, &flame_frames);
+    status = opt.folded_path ? from_folded(tree, opt.folded_path) : from_capture(tree, &opt, source, &flame_frames);
     if (status != CLI_EXIT_OK) {
         flamegraph_tree_destroy(tree);
         return status;
     }
 
-    char notes[512];
+    char notes[512], shown_path[SUBTITLE_PATH_SHOWN + 1], shown_thread[128];
     if (opt.svg.count_name == NULL) opt.svg.count_name = opt.folded_path ? "samples" : "ns";
     if (opt.svg.subtitle == NULL && !opt.folded_path) {
-        snprintf(notes, sizeof notes, "%s: %llu flame frame%s%s%s", source, (unsigned long long)flame_frames,
-                 flame_frames == 1 ? "" : "s", opt.thread_name ? ", thread " : "",
-                 opt.thread_name ? opt.thread_name : "");
+        snprintf(notes, sizeof notes, "%s: %llu flame frame%s%s%s",
+                 cli_text_show_middle(shown_path, sizeof shown_path, source, SUBTITLE_PATH_SHOWN),
+                 (unsigned long long)flame_frames, flame_frames == 1 ? "" : "s", opt.thread_name ? ", thread " : "",
+                 opt.thread_name ? cli_text_show(shown_thread, sizeof shown_thread, opt.thread_name) : "");
         opt.svg.subtitle = notes;
     }
     cli_output out;
     status = cli_output_open(&out, CMD, opt.output_path);
     if (status == CLI_EXIT_OK) {
+        errno = 0;
         flamegraph_status st = flamegraph_write_svg(tree, &opt.svg, out.f, &err);
-        if (st != FLAMEGRAPH_OK && st != FLAMEGRAPH_DROPPED && st != FLAMEGRAPH_ERR_EMPTY)
+        int write_errno = errno;
+        if (st == FLAMEGRAPH_ERR_WRITE)
+            status = cli_write_error(CMD, cli_output_name(&out), out.path == NULL, write_errno, "cannot write the SVG");
+        else if (st != FLAMEGRAPH_OK && st != FLAMEGRAPH_DROPPED && st != FLAMEGRAPH_ERR_EMPTY)
             status = cli_fail(CLI_EXIT_IO, CMD, cli_output_name(&out), "%s", err.message);
         status = cli_output_close(&out, status, status != CLI_EXIT_OK);
     }

@@ -85,9 +85,12 @@ int cmd_summary(int argc, char **argv) {
     if (args.values[OPT_TOP] && cli_parse_u64(args.values[OPT_TOP], 0, SUMMARY_MAX_TOP, &top) != 0)
         return cli_usage_error(CMD, "--top needs a number from 0 to %u, not '%s'", SUMMARY_MAX_TOP, args.values[OPT_TOP]);
     const char *path = args.positional[0];
+    const char *role = "the capture being summarised"; /* `vor summary X >> X` */
+    int status = cli_output_check(CMD, "stdout", NULL, &path, &role, 1);
+    if (status != 0) return status;
 
     cli_capture cap;
-    int status = cli_capture_open(&cap, CMD, path);
+    status = cli_capture_open(&cap, CMD, path);
     if (status != 0) return status;
 
     summary s;

@@ -7,9 +7,17 @@
  * --from-start shows every frame. It waits, with a note printed once, for a file that
  * does not exist yet or has no complete header yet, so it can be started before the
  * program it watches. The reader's "nothing yet" (end of file, or a record still being
- * written) means: sleep --interval ms and try again. A file that shrinks or is replaced
- * (a new run writing the same path) is read again from its start. A corrupt capture is
- * reported and ends the command with status 2.
+ * written) means: sleep --interval ms and try again. What appears must be a regular file
+ * (a FIFO or a directory is an error, status 2).
+ *
+ * A new run of the program writing the same path truncates the file and writes it again,
+ * possibly past the offset read so far before we look: the size alone cannot tell. So the
+ * header bytes of the run being read (the fixed part and the body: they hold the wall-clock
+ * start and the pid, docs/FORMAT.md section 2) are kept, and read again whenever the file
+ * changed (size or mtime) and whenever the reader reports an error: other header bytes, a
+ * file shorter than what was read, or another file at the path mean a new run, which is
+ * noted once ("new run: ...") and printed from its first frame (no "last N" for it). An
+ * error with the same header is a corrupt capture: reported, status 2.
  *
  * Skipping to the last frames still reads the frames before them (records are compressed
  * one by one, with no index to seek by); only the last N lines are kept.
@@ -33,7 +41,8 @@ const char cmd_tail_help[] =
     "arrives: the frame index, frame_ms, the other metrics as name=value, and the scope\n"
     "count of flame frames. Like 'tail -f': the last 10 frames first, then new ones, until\n"
     "Ctrl-C (exit status 0). It waits for a file that does not exist yet or has no header\n"
-    "yet, and starts over when the file is truncated or replaced by a new run.\n"
+    "yet, and starts over when the file is truncated or replaced by a new run (which is\n"
+    "printed from its first frame). The file must be a regular file (not a pipe).\n"
     "\n"
     "options:\n"
     "  --from-start      print every frame from the first (default: the last 10, then new)\n"
@@ -41,7 +50,8 @@ const char cmd_tail_help[] =
     "  --interval MS     how often to look for new frames, in ms (default 200)\n"
     "  -h, --help        this help\n"
     "\n"
-    "exit status: 0 when interrupted, 2 bad usage or a corrupt capture.\n";
+    "exit status: 0 when interrupted, 2 bad usage or a corrupt capture, 1 stdout could\n"
+    "not be written (quietly when its reader went away, as in 'vor tail f | head').\n";
 
 enum { OPT_FROM_START, OPT_LINES, OPT_INTERVAL, OPT_HELP };
 
@@ -57,6 +67,9 @@ static const cli_option tail_options[] = {
 #define TAIL_DEFAULT_INTERVAL_MS 200u
 #define TAIL_MAX_INTERVAL_MS 60000u
 #define TAIL_LINE_BYTES 4096u /* longer lines (hundreds of metrics) end with "..." */
+#define TAIL_NAME_SHOWN 256u  /* bytes of one metric name on a line */
+#define TAIL_HEADER_MAX (1u << 20) /* a reader may refuse a header body beyond 1 MiB */
+#define CAPTURE_FIXED_HEADER 16u   /* magic, version, body size: docs/FORMAT.md section 2 */
 
 static const char *const CMD = "tail";
 
@@ -105,10 +118,10 @@ static void format_frame(char line[TAIL_LINE_BYTES], const vor_reader *r, const 
         if (f->values[i].column_id == 0) continue;
         const vor_reader_column *c = vor_reader_get_column(r, f->values[i].column_id);
         double v = f->values[i].value;
-        char num[NUMFMT_BYTES];
+        char num[NUMFMT_BYTES], name[TAIL_NAME_SHOWN];
         if (!isfinite(v)) numfmt_double(num, v);
         else snprintf(num, sizeof num, "%.4g", v);
-        if (c) len = append(line, len, " %s=%s", c->name, num);
+        if (c) len = append(line, len, " %s=%s", cli_text_show(name, sizeof name, c->name), num);
         else len = append(line, len, " column%u=%s", f->values[i].column_id, num);
     }
     if (f->has_flame) len = append(line, len, "  scopes=%llu", (unsigned long long)f->n_scopes);
@@ -152,17 +165,71 @@ typedef struct tail_state {
     const char *path;
     uint64_t interval_ms;
     int noted_missing, noted_header;
+    int fd;                   /* our descriptor of the file being read; -1 when none */
+    struct stat opened;       /* that file, when opened */
+    off_t seen_size;          /* size and mtime at the last look: unchanged, no header read */
+    struct timespec seen_mtime;
+    unsigned char *header;    /* the run's header bytes: fixed part + body */
+    size_t header_len;
+    char reader_name[CLI_READER_NAME_BYTES];
 } tail_state;
+
+static size_t pread_full(int fd, unsigned char *buf, size_t n, off_t at) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = pread(fd, buf + got, n - got, at + (off_t)got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    return got;
+}
+
+/* Reads the run's header bytes into t->header. Returns 1, or 0 when they are not all
+ * there (the file was truncated again meanwhile). */
+static int keep_header(tail_state *t) {
+    unsigned char fixed[CAPTURE_FIXED_HEADER];
+    if (pread_full(t->fd, fixed, sizeof fixed, 0) != sizeof fixed) return 0;
+    uint32_t body = (uint32_t)fixed[12] | (uint32_t)fixed[13] << 8 | (uint32_t)fixed[14] << 16 | (uint32_t)fixed[15] << 24;
+    if (body > TAIL_HEADER_MAX) return 0;
+    size_t n = CAPTURE_FIXED_HEADER + body;
+    unsigned char *h = malloc(n);
+    if (!h) return 0;
+    if (pread_full(t->fd, h, n, 0) != n) {
+        free(h);
+        return 0;
+    }
+    free(t->header);
+    t->header = h;
+    t->header_len = n;
+    return 1;
+}
+
+static int header_unchanged(const tail_state *t) {
+    unsigned char *now = malloc(t->header_len);
+    if (!now) return 1; /* cannot tell: the reader decides */
+    int same = pread_full(t->fd, now, t->header_len, 0) == t->header_len && memcmp(now, t->header, t->header_len) == 0;
+    free(now);
+    return same;
+}
+
+static void close_file(tail_state *t) {
+    if (t->fd >= 0) close(t->fd);
+    t->fd = -1;
+    free(t->header);
+    t->header = NULL;
+    t->header_len = 0;
+}
 
 /* Waits until the file exists and a reader has its header. Returns the reader, or NULL
  * with *status set (2 on a bad file, 0 when interrupted). */
-static vor_reader *open_when_ready(tail_state *t, int *status, struct stat *opened) {
+static vor_reader *open_when_ready(tail_state *t, int *status) {
     *status = 0;
     vor_reader *r = NULL;
     while (!stop_requested) {
         if (!r) {
-            int fd = open(t->path, O_RDONLY);
-            if (fd < 0) {
+            t->fd = open(t->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not block us */
+            if (t->fd < 0) {
                 if (errno != ENOENT) {
                     *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s", strerror(errno));
                     return NULL;
@@ -171,38 +238,65 @@ static vor_reader *open_when_ready(tail_state *t, int *status, struct stat *open
                 sleep_ms(t->interval_ms);
                 continue;
             }
-            int is_dir = fstat(fd, opened) == 0 && S_ISDIR(opened->st_mode);
-            close(fd);
-            if (is_dir) {
-                *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "is a directory, not a capture");
+            if (cli_input_check(CMD, t->path, t->fd, CLI_INPUT_CAPTURE, &t->opened) != 0) {
+                *status = CLI_EXIT_USAGE;
+                close_file(t);
                 return NULL;
             }
+            int flags = fcntl(t->fd, F_GETFL);
+            if (flags >= 0) fcntl(t->fd, F_SETFL, flags & ~O_NONBLOCK);
             char err[512] = "";
-            r = vor_reader_open(t->path, err, sizeof err);
+            r = cli_reader_open(t->fd, t->path, t->reader_name, err, sizeof err);
             if (!r) {
-                *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s", cli_strip_path_prefix(err, t->path));
+                *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s", cli_strip_path_prefix(err, t->reader_name));
+                close_file(t);
                 return NULL;
             }
         }
         int h = vor_reader_poll_header(r);
-        if (h > 0) return r;
+        if (h > 0 && keep_header(t)) {
+            struct stat now;
+            if (fstat(t->fd, &now) == 0) {
+                t->seen_size = now.st_size;
+                t->seen_mtime = now.st_mtim;
+            }
+            return r;
+        }
         if (h < 0) {
-            *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s", cli_strip_path_prefix(vor_reader_error(r), t->path));
+            *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s", cli_strip_path_prefix(vor_reader_error(r), t->reader_name));
             vor_reader_close(r);
+            close_file(t);
             return NULL;
         }
-        if (!t->noted_header++) cli_note(CMD, t->path, "waiting for the capture header");
+        if (h > 0) { /* the header changed under the reader: a new run started at once */
+            vor_reader_close(r);
+            r = NULL;
+            close_file(t);
+        } else if (!t->noted_header++) {
+            cli_note(CMD, t->path, "waiting for the capture header");
+        }
         sleep_ms(t->interval_ms);
     }
     vor_reader_close(r);
+    close_file(t);
     return NULL;
 }
 
-/* 1 if the path now names another file, or a shorter one than what was read. */
-static int replaced(const char *path, const struct stat *opened, uint64_t offset) {
+/* 1 if what the path holds now is not the run being read: another file at the path, a
+ * file shorter than what was read, or other header bytes. The header is read again only
+ * when the file changed since the last look, or with `always` (after a reader error). */
+static int new_run(tail_state *t, uint64_t offset, int always) {
     struct stat now;
-    if (stat(path, &now) != 0) return 0; /* removed: keep reading the open file */
-    return now.st_ino != opened->st_ino || now.st_dev != opened->st_dev || (uint64_t)now.st_size < offset;
+    if (stat(t->path, &now) == 0 && (now.st_ino != t->opened.st_ino || now.st_dev != t->opened.st_dev)) return 1;
+    /* (removed: keep reading the open file) */
+    if (fstat(t->fd, &now) != 0) return 0;
+    if ((uint64_t)now.st_size < offset) return 1;
+    if (!always && now.st_size == t->seen_size && now.st_mtim.tv_sec == t->seen_mtime.tv_sec &&
+        now.st_mtim.tv_nsec == t->seen_mtime.tv_nsec)
+        return 0;
+    t->seen_size = now.st_size;
+    t->seen_mtime = now.st_mtim;
+    return !header_unchanged(t);
 }
 
 int cmd_tail(int argc, char **argv) {
@@ -224,6 +318,10 @@ int cmd_tail(int argc, char **argv) {
     if (args.values[OPT_FROM_START] && args.values[OPT_LINES])
         return cli_usage_error(CMD, "--from-start and --lines exclude each other");
 
+    const char *role = "the capture being followed"; /* `vor tail X >> X` would feed itself */
+    int status = cli_output_check(CMD, "stdout", NULL, &args.positional[0], &role, 1);
+    if (status != 0) return status;
+
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -231,7 +329,11 @@ int cmd_tail(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    tail_state t = {args.positional[0], interval, 0, 0};
+    tail_state t;
+    memset(&t, 0, sizeof t);
+    t.path = args.positional[0];
+    t.interval_ms = interval;
+    t.fd = -1;
     int catch_up = !args.values[OPT_FROM_START];
     line_ring ring = {NULL, catch_up ? (uint32_t)lines : 0u, 0, 0};
     if (ring.cap) {
@@ -243,12 +345,11 @@ int cmd_tail(int argc, char **argv) {
         free(ring.lines);
         return cli_fail(CLI_EXIT_USAGE, CMD, t.path, "out of memory");
     }
-    int status = 0;
     while (!stop_requested && status == 0) {
-        struct stat opened;
-        vor_reader *r = open_when_ready(&t, &status, &opened);
+        vor_reader *r = open_when_ready(&t, &status);
         if (!r) break;
-        /* Read until an error, an interruption or a replaced file. */
+        /* Read until an error, an interruption or a new run. */
+        int restart = 0;
         for (;;) {
             vor_reader_frame f;
             vor_read_status st = vor_reader_next(r, &f);
@@ -263,7 +364,13 @@ int cmd_tail(int argc, char **argv) {
                 continue;
             }
             if (st == VOR_READ_ERROR) {
-                status = cli_fail(CLI_EXIT_USAGE, CMD, t.path, "%s", cli_strip_path_prefix(vor_reader_error(r), t.path));
+                /* A new run writing over the file puts other bytes where we read: not corruption. */
+                if (new_run(&t, vor_reader_offset(r), 1)) {
+                    restart = 1;
+                    break;
+                }
+                status = cli_fail(CLI_EXIT_USAGE, CMD, t.path, "%s",
+                                  cli_strip_path_prefix(vor_reader_error(r), t.reader_name));
                 break;
             }
             /* Nothing yet: what was there is read. */
@@ -271,20 +378,30 @@ int cmd_tail(int argc, char **argv) {
                 ring_flush(&ring, stdout);
                 catch_up = 0;
             }
+            errno = 0;
             if (fflush(stdout) != 0 || ferror(stdout)) {
-                status = cli_fail(CLI_EXIT_IO, CMD, "stdout", "write error: %s", strerror(errno));
+                status = cli_write_error(CMD, "stdout", 1, errno, NULL);
                 break;
             }
             if (stop_requested) break;
-            if (replaced(t.path, &opened, vor_reader_offset(r))) {
-                cli_note(CMD, t.path, "the file was truncated or replaced; reading it from the start");
-                t.noted_missing = t.noted_header = 0;
-                break;
-            }
             sleep_ms(t.interval_ms);
             if (stop_requested) break;
+            /* Before reading on: bytes of a new run past our offset must not be read as ours. */
+            if (new_run(&t, vor_reader_offset(r), 0)) {
+                restart = 1;
+                break;
+            }
         }
         vor_reader_close(r);
+        close_file(&t);
+        if (restart) {
+            if (catch_up) { /* the old run's last frames first */
+                ring_flush(&ring, stdout);
+                catch_up = 0;
+            }
+            fflush(stdout);
+            cli_note(CMD, t.path, "new run: the file was truncated or replaced; reading it from the start");
+        }
     }
     if (catch_up) ring_flush(&ring, stdout);
     fflush(stdout);

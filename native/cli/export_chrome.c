@@ -208,8 +208,8 @@ int export_chrome(export_job *job) {
     vor_chrome_json_get_stats(e.json, &stats);
     int closed = vor_chrome_json_close(e.json); /* "\n]\n"; the stream stays open */
     if (status == 0 && (closed != 0 || stats.write_errno)) {
-        status = cli_fail(CLI_EXIT_IO, job->cmd, cli_output_name(job->out), "write error: %s",
-                          strerror(stats.write_errno ? stats.write_errno : EIO));
+        status = cli_write_error(job->cmd, cli_output_name(job->out), job->out->path == NULL,
+                                 stats.write_errno ? stats.write_errno : EIO, NULL);
     }
     if (status == 0 && stats.non_finite_omitted)
         cli_note(job->cmd, job->capture->path, "%llu NaN or infinite values were left out (JSON has no such numbers)",

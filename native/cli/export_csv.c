@@ -84,8 +84,10 @@ int export_csv(export_job *job) {
         putc('\n', out);
         cli_progress_update(job->progress, second.frames,
                             job->capture->file_size / 2 + vor_reader_offset(second.reader) / 2);
+        if (cli_output_failed(job->out)) break; /* a full disk, a closed pipe: reported at close */
     }
     if (got < 0) status = CLI_EXIT_USAGE;
+    else if (cli_output_failed(job->out)) status = 0;
     else if (second.frames < frames)
         status = cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path,
                           "the capture changed while it was exported (%llu frames on the first pass, %llu on the second)",

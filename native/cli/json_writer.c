@@ -1,8 +1,11 @@
 /* json_writer.c: a small streaming JSON writer for `vor summary --json`.
  *
  * Values are written as they come (no tree in memory); the writer only remembers, per
- * nesting level, whether a comma is due. Strings are escaped per RFC 8259 (control
- * characters as \u00XX; bytes >= 0x80 pass through, so UTF-8 names stay readable).
+ * nesting level, whether a comma is due. Strings are escaped per RFC 8259 and always
+ * valid UTF-8 whatever the input bytes: control characters (C0, DEL, C1) and U+2028/2029
+ * as \u00XX, valid UTF-8 as is (names stay readable), and each maximal invalid sequence
+ * (a stray byte, an overlong form, a surrogate, beyond U+10FFFF, a truncated sequence) as
+ * one U+FFFD, the replacement character (text.c decodes).
  * Non-finite numbers have no JSON form and are written as null. Numbers round-trip
  * (numfmt_double). With `pretty`, one member per line, indented by two spaces.
  */
@@ -13,18 +16,31 @@
 #define JSON_MAX_DEPTH ((int)sizeof(((json_writer *)0)->need_comma))
 
 void json_write_string(FILE *out, const char *s) {
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = strlen((const char *)p);
     putc('"', out);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        switch (*p) {
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int k = cli_utf8_next(p + i, n - i, &cp);
+        if (k < 0) { /* one U+FFFD per maximal invalid subpart */
+            fputs("\xEF\xBF\xBD", out);
+            i += (size_t)-k;
+            continue;
+        }
+        switch (cp) {
         case '"': fputs("\\\"", out); break;
         case '\\': fputs("\\\\", out); break;
         case '\n': fputs("\\n", out); break;
         case '\r': fputs("\\r", out); break;
         case '\t': fputs("\\t", out); break;
         default:
-            if (*p < 0x20) fprintf(out, "\\u%04x", *p);
-            else putc(*p, out);
+            /* C0, DEL, C1 controls; U+2028/2029 end lines in JavaScript. */
+            if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0x2028 || cp == 0x2029)
+                fprintf(out, "\\u%04x", (unsigned)cp);
+            else
+                fwrite(p + i, 1, (size_t)k, out);
         }
+        i += (size_t)k;
     }
     putc('"', out);
 }

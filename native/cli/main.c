@@ -6,6 +6,8 @@
  */
 #include "cli.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 #include "vor/vor.h"
@@ -63,28 +65,38 @@ static int help(const char *name) {
     return c->run(2, argv);
 }
 
+/* Everything written to stdout must have arrived: a full disk or a closed pipe under
+ * `vor --help > file` is exit status 1, not 0. `cmd` names the command in the message
+ * (NULL: "vor: stdout: ..."). */
+static int finish(const char *cmd, int status) {
+    errno = 0;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && status == CLI_EXIT_OK)
+        status = cli_write_error(cmd, "stdout", 1, errno, NULL);
+    return status;
+}
+
 int main(int argc, char **argv) {
+    /* A closed pipe is a write error like any other (exit 1), not a silent death (141). */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         print_usage(stderr);
         return CLI_EXIT_USAGE;
     }
     const char *first = argv[1];
-    if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) return help(NULL);
+    if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) return finish(NULL, help(NULL));
     if (strcmp(first, "help") == 0) {
         if (argc > 3) return cli_fail(CLI_EXIT_USAGE, "help", NULL, "one command at a time");
-        return help(argc > 2 ? argv[2] : NULL);
+        return finish("help", help(argc > 2 ? argv[2] : NULL));
     }
     if (strcmp(first, "--version") == 0 || strcmp(first, "version") == 0) {
         printf("vor %s (capture format %d.%d)\n", vor_version_string(), VOR_FORMAT_VERSION_MAJOR, VOR_FORMAT_VERSION_MINOR);
-        return CLI_EXIT_OK;
+        return finish(NULL, CLI_EXIT_OK);
     }
     const command *c = find_command(first);
     if (!c) {
         fflush(stdout);
-        fprintf(stderr, "vor: unknown %s '%s'; see 'vor --help'\n", first[0] == '-' ? "option" : "command", first);
-        return CLI_EXIT_USAGE;
+        return cli_fail(CLI_EXIT_USAGE, NULL, NULL, "unknown %s '%s'; see 'vor --help'", first[0] == '-' ? "option" : "command",
+                        first);
     }
-    int status = c->run(argc - 1, argv + 1);
-    if (fflush(stdout) != 0 && status == 0) status = cli_fail(CLI_EXIT_IO, c->name, "stdout", "write error");
-    return status;
+    return finish(c->name, c->run(argc - 1, argv + 1));
 }

@@ -25,7 +25,7 @@ void cli_progress_init(cli_progress *p, const char *cmd, const char *subject, ui
     memset(p, 0, sizeof *p);
     p->enabled = want && isatty(STDERR_FILENO);
     p->cmd = cmd;
-    p->subject = subject;
+    cli_text_show_middle(p->subject, sizeof p->subject, subject ? subject : "", sizeof p->subject - 1);
     p->total_bytes = total_bytes;
     if (p->enabled) p->last_ms = now_ms();
 }

@@ -3,7 +3,9 @@
  * documented in the README ("vor summary --json").
  *
  * Text: times of frames and scopes in ms (µs for per-call means), metrics in their own
- * column's unit, shown beside them. JSON: times in integer nanoseconds, metrics in their
+ * column's unit, shown beside them. Names and the path are shown with control characters
+ * escaped (text.c: a scope named "\x1b[2J" cannot clear the terminal), long ones cut with
+ * "..." to the column. JSON: times in integer nanoseconds, metrics in their
  * unit, non-finite or absent values as null.
  */
 #include "cli.h"
@@ -14,6 +16,13 @@
 #include <time.h>
 
 #define NAME_WIDTH_MAX 40
+#define UNIT_WIDTH_MAX 16
+
+/* Shown width of a name in a column of at most `max` bytes. */
+static int shown_width(const char *s, int max) {
+    size_t n = cli_text_shown_length(s);
+    return n > (size_t)max ? max : (int)n;
+}
 
 /* "2025-01-02T03:04:05.678Z", or "" when the header has no wall clock. */
 static void wall_clock(char *buf, size_t cap, int64_t wall_epoch_ns, int64_t offset_ns) {
@@ -72,22 +81,21 @@ static void print_top_text(summary *s, FILE *out, int by_self) {
     uint32_t rows = t.n < s->top ? t.n : s->top;
     int width = 4;
     for (uint32_t i = 0; i < rows; i++) {
-        int len = (int)strlen(name_table_get(s->fs.names, t.ids[i]));
+        int len = shown_width(name_table_get(s->fs.names, t.ids[i]), NAME_WIDTH_MAX);
         if (len > width) width = len;
     }
-    if (width > NAME_WIDTH_MAX) width = NAME_WIDTH_MAX;
     fprintf(out, "\ntop %u scopes by %s time%s\n", rows, by_self ? "self" : "total",
             t.n > rows ? "" : " (all of them)");
     fprintf(out, "%-*s %12s %14s %14s %12s\n", width, "name", "calls", "total ms", "self ms", "mean us");
     for (uint32_t i = 0; i < rows; i++) {
         const scope_name_stat *st = &s->fs.by_name[t.ids[i]];
-        char calls[NUMFMT_BYTES], total[NUMFMT_BYTES], self[NUMFMT_BYTES], mean[NUMFMT_BYTES];
+        char calls[NUMFMT_BYTES], total[NUMFMT_BYTES], self[NUMFMT_BYTES], mean[NUMFMT_BYTES], name[NAME_WIDTH_MAX + 1];
         numfmt_count(calls, st->calls);
         snprintf(total, sizeof total, "%.3f", (double)st->total_ns / 1e6);
         snprintf(self, sizeof self, "%.3f", (double)st->self_ns / 1e6);
         snprintf(mean, sizeof mean, "%.3f", (double)st->total_ns / 1e3 / (double)st->calls);
-        fprintf(out, "%-*.*s %12s %14s %14s %12s\n", width, NAME_WIDTH_MAX, name_table_get(s->fs.names, t.ids[i]), calls,
-                total, self, mean);
+        fprintf(out, "%-*s %12s %14s %14s %12s\n", width, cli_text_show(name, sizeof name, name_table_get(s->fs.names, t.ids[i])),
+                calls, total, self, mean);
     }
     free(t.ids);
 }
@@ -99,19 +107,17 @@ static void print_metrics_text(summary *s, FILE *out) {
     for (uint32_t id = 0; id < n; id++) {
         const vor_reader_column *c = vor_reader_get_column(r, id);
         if (!c) continue;
-        if ((int)strlen(c->name) > nw) nw = (int)strlen(c->name);
-        if ((int)strlen(c->unit) > uw) uw = (int)strlen(c->unit);
+        if (shown_width(c->name, NAME_WIDTH_MAX) > nw) nw = shown_width(c->name, NAME_WIDTH_MAX);
+        if (shown_width(c->unit, UNIT_WIDTH_MAX) > uw) uw = shown_width(c->unit, UNIT_WIDTH_MAX);
     }
-    if (nw > NAME_WIDTH_MAX) nw = NAME_WIDTH_MAX;
-    if (uw > 16) uw = 16;
     fprintf(out, "\n%-*s %-*s %10s %12s %12s %12s %12s\n", nw, "metric", uw, "unit", "frames", "min", "mean", "p95", "max");
     for (uint32_t id = 0; id < n; id++) {
         const vor_reader_column *c = vor_reader_get_column(r, id);
         if (!c) continue;
         metric_stat *m = (metric_stat *)metric_stats_get(&s->metrics, id);
-        char frames[NUMFMT_BYTES];
-        fprintf(out, "%-*.*s %-*.*s %10s", nw, NAME_WIDTH_MAX, c->name, uw, 16, c->unit[0] ? c->unit : "-",
-                numfmt_count(frames, m ? m->frames : 0));
+        char frames[NUMFMT_BYTES], name[NAME_WIDTH_MAX + 1], unit[UNIT_WIDTH_MAX + 1];
+        fprintf(out, "%-*s %-*s %10s", nw, cli_text_show(name, sizeof name, c->name), uw,
+                cli_text_show(unit, sizeof unit, c->unit[0] ? c->unit : "-"), numfmt_count(frames, m ? m->frames : 0));
         if (m && m->frames) {
             char a[NUMFMT_BYTES], b[NUMFMT_BYTES], p[NUMFMT_BYTES], d[NUMFMT_BYTES];
             fprintf(out, " %12s %12s %12s %12s", numfmt_human(a, m->min), numfmt_human(b, metric_stat_mean(m)),
@@ -128,12 +134,15 @@ static void print_metrics_text(summary *s, FILE *out) {
 void summary_print_text(summary *s, FILE *out) {
     const vor_reader_info *info = vor_reader_get_info(s->reader);
     char a[NUMFMT_BYTES], b[NUMFMT_BYTES], c[NUMFMT_BYTES], wall[64];
-    fprintf(out, "capture   %s\n", s->path);
+    fputs("capture   ", out);
+    cli_text_fputs(out, s->path);
+    fputc('\n', out);
     if (info) {
-        fprintf(out, "format    %u.%u, written by %s\n", info->version_major, info->version_minor,
-                info->producer && info->producer[0] ? info->producer : "(unknown)");
-        fprintf(out, "process   %s (pid %llu)\n", info->process && info->process[0] ? info->process : "(unknown)",
-                (unsigned long long)info->pid);
+        fprintf(out, "format    %u.%u, written by ", info->version_major, info->version_minor);
+        cli_text_fputs(out, info->producer && info->producer[0] ? info->producer : "(unknown)");
+        fputs("\nprocess   ", out);
+        cli_text_fputs(out, info->process && info->process[0] ? info->process : "(unknown)");
+        fprintf(out, " (pid %llu)\n", (unsigned long long)info->pid);
     }
     uint32_t n_columns = vor_reader_column_count(s->reader), n_system = vor_reader_system_column_count(s->reader);
     fprintf(out, "columns   %u (%u system, %u user)\n", n_columns, n_system, n_columns - n_system);

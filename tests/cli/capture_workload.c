@@ -1,7 +1,7 @@
 /* capture_workload.c: an instrumented program with a known shape, run by the CLI tests
  * with VOR_RECORD=path VOR_RECORD_FLAME=1 to produce real captures.
  *
- *     capture_workload FRAMES [--delay-ms MS]
+ *     capture_workload FRAMES [--delay-ms MS] [--odd-names]
  *
  * Threads and scopes (names are what the tests check; times are real and vary):
  *   main:   run (one explicit scope around the whole loop, ending in the last frame, so
@@ -14,6 +14,10 @@
  * from frame FRAMES/2 on (a column first appearing mid-run), NaN at frame FRAMES-2 and
  * +infinity at FRAMES-3 when those are in the second half.
  * --delay-ms sleeps between frames (tests that tail a growing capture).
+ * --odd-names adds names that must not reach a terminal or a JSON file as they are: a
+ * metric ODD_METRIC, a scope ODD_SCOPE inside frame_body, and the worker thread named
+ * ODD_THREAD (escape sequences, a newline, invalid UTF-8: a stray byte, an overlong '/',
+ * a surrogate, a value above U+10FFFF).
  */
 #include <math.h>
 #include <pthread.h>
@@ -25,7 +29,12 @@
 
 #include "vor/vor.h"
 
+#define ODD_METRIC "odd\x1b[2J\nmetric\xff"
+#define ODD_SCOPE "scope\x1b]0;pwned\x07\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80"
+#define ODD_THREAD "thr\x1b[31m\r\xfe"
+
 static pthread_barrier_t frame_start, frame_done;
+static int odd_names;
 static volatile int stop_worker;
 static volatile uint64_t sink;
 
@@ -37,7 +46,7 @@ static void spin_us(uint64_t us) {
 
 static void *worker(void *arg) {
     (void)arg;
-    vor_set_thread_name("worker");
+    vor_set_thread_name(odd_names ? ODD_THREAD : "worker");
     for (;;) {
         pthread_barrier_wait(&frame_start);
         if (stop_worker) break;
@@ -57,6 +66,10 @@ static void *worker(void *arg) {
 static void frame_body(int i) {
     VOR_SCOPE("frame_body");
     spin_us(3);
+    if (odd_names) {
+        VOR_SCOPE(ODD_SCOPE);
+        spin_us(2);
+    }
     {
         VOR_SCOPE("physics");
         spin_us(20);
@@ -82,7 +95,10 @@ int main(int argc, char **argv) {
     }
     int frames = atoi(argv[1]);
     long delay_ms = 0;
-    if (argc >= 4 && strcmp(argv[2], "--delay-ms") == 0) delay_ms = atol(argv[3]);
+    for (int a = 2; a < argc; a++) {
+        if (strcmp(argv[a], "--delay-ms") == 0 && a + 1 < argc) delay_ms = atol(argv[++a]);
+        else if (strcmp(argv[a], "--odd-names") == 0) odd_names = 1;
+    }
     if (frames < 1) frames = 1;
 
     vor_set_thread_name("main");
@@ -101,6 +117,7 @@ int main(int argc, char **argv) {
         frame_body(i);
         pthread_barrier_wait(&frame_done);
         vor_record_metric("score", 1.5 * i);
+        if (odd_names) vor_record_metric(ODD_METRIC, i);
         if (i >= frames / 2) {
             double loss = 1.0 / (i + 1);
             if (i == frames - 2) loss = NAN;

@@ -3,8 +3,8 @@
 
     test_cli_e2e.py TEST --vor PATH --workload PATH --dump PATH --tmp DIR
 
-TEST is one of: summary csv folded chrome tail errors truncated (each a ctest test,
-cli_e2e_<TEST>). Captures come from cli_capture_workload (tests/cli/capture_workload.c)
+TEST is one of: summary csv folded chrome tail tail_rerun errors truncated outputs inputs
+text (each a ctest test, cli_e2e_<TEST>). Captures come from cli_capture_workload (tests/cli/capture_workload.c)
 run with VOR_RECORD=path VOR_RECORD_FLAME=1; the expected numbers are computed here from
 cli_capture_dump's listing of the same file (the reader's output, printed as text), with
 algorithms of our own: parents by a backward pass over each thread's scopes (the format
@@ -46,8 +46,10 @@ def equal(got, want, what):
 
 # ---- Running things -------------------------------------------------------------------
 
-def run(cmd, env=None, stdin=None, timeout=120):
-    p = subprocess.run(cmd, env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+def run(cmd, env=None, stdin=None, timeout=120, raw=False, **kw):
+    p = subprocess.run(cmd, env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, **kw)
+    if raw:
+        return p.returncode, p.stdout, p.stderr
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 
 
@@ -60,7 +62,7 @@ def tmp(name):
     return os.path.join(ARGS.tmp, name)
 
 
-def make_capture(name, frames, flame=True, extra_env=None, delay_ms=0):
+def make_capture(name, frames, flame=True, extra_env=None, delay_ms=0, odd_names=False):
     path = tmp(name)
     if os.path.exists(path):
         os.remove(path)
@@ -73,6 +75,7 @@ def make_capture(name, frames, flame=True, extra_env=None, delay_ms=0):
         env["VOR_RECORD_FLAME"] = "1"
     env.update(extra_env or {})
     cmd = [ARGS.workload, str(frames)] + (["--delay-ms", str(delay_ms)] if delay_ms else [])
+    cmd += ["--odd-names"] if odd_names else []
     rc, out, err = run(cmd, env=env)
     check(rc == 0, f"workload failed ({rc}): {err}")
     check(os.path.getsize(path) > 0, "workload wrote an empty capture")
@@ -690,14 +693,433 @@ def test_truncated():
           "a torn header")
 
 
+def writer_env(path, flame=True):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VOR_")}
+    env["VOR_RECORD"] = path
+    if flame:
+        env["VOR_RECORD_FLAME"] = "1"
+    return env
+
+
+def test_tail_rerun():
+    """The program run again on the same path while tail follows: the writer truncates the
+    file and the new run grows past the offset tail had read before tail looks again. Tail
+    must say "new run" once and print the new run from its first frame, not report a corrupt
+    record at the old offset (exit 2) or wait forever on a bogus record length."""
+    path = tmp("rerun.vor")
+    if os.path.exists(path):
+        os.remove(path)
+    rc, _, err = run([ARGS.workload, "5"], env=writer_env(path))
+    equal(rc, 0, f"first run ({err})")
+    first_size = os.path.getsize(path)
+
+    # A long interval: the whole second run happens between two looks.
+    tail = subprocess.Popen([ARGS.vor, "tail", path, "-n", "100", "--interval", "1500"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        lines = read_lines_until(tail, lambda ls: len(frame_indices(ls)) >= 5, 10)
+        equal(frame_indices(lines), list(range(5)), "the first run")
+        rc, _, err = run([ARGS.workload, "80"], env=writer_env(path))
+        equal(rc, 0, f"second run ({err})")
+        check(os.path.getsize(path) > 2 * first_size, "the new run outgrew the old one before tail looked")
+        lines += read_lines_until(tail, lambda ls: frame_indices(ls) == list(range(80)), 15)
+        check(tail.poll() is None, f"tail still runs (exit {tail.returncode})")
+    finally:
+        rc, err = stop(tail)
+    equal(rc, 0, f"tail exit status ({err!r})")
+    equal(frame_indices(lines), list(range(5)) + list(range(80)), "the old run, then the new run from its start")
+    equal(err.count("new run"), 1, f"one note: {err!r}")
+    check("corrupt" not in err, f"no corruption reported: {err!r}")
+
+    # Following closely (20 ms) while new runs start mid-way through writing.
+    tail = subprocess.Popen([ARGS.vor, "tail", path, "--from-start", "--interval", "20"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        lines = read_lines_until(tail, lambda ls: frame_indices(ls) == list(range(80)), 15)
+        for frames in (30, 60):
+            rc, _, err = run([ARGS.workload, str(frames), "--delay-ms", "2"], env=writer_env(path))
+            equal(rc, 0, f"run of {frames} ({err})")
+            lines += read_lines_until(tail, lambda ls: (frames - 1) in frame_indices(ls), 15)
+        time.sleep(0.2)
+        lines += read_lines_until(tail, lambda ls: False, 0.2)
+        check(tail.poll() is None, f"tail still runs (exit {tail.returncode})")
+    finally:
+        rc, err = stop(tail)
+    equal(rc, 0, f"tail exit status ({err!r})")
+    got = frame_indices(lines)
+    equal(got[:80], list(range(80)), "the run that was there")
+    # Each new run from its first frame; a frame of an old run seen before the truncation
+    # may come first, but nothing out of order within a run.
+    equal(got[-90:], list(range(30)) + list(range(60)), f"both new runs in full: {got[80:]}")
+    equal(err.count("new run"), 2, f"one note per new run: {err!r}")
+
+
+def run_closed_stdout(args):
+    """Runs vor with stdout a pipe whose reading end is already closed: every write fails."""
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run([ARGS.vor, *args], stdout=w, stderr=subprocess.PIPE, timeout=60)
+    finally:
+        os.close(w)
+    return p.returncode, p.stderr.decode("utf-8", "replace")
+
+
+def temporaries(directory):
+    return sorted(n for n in os.listdir(directory) if ".vor-" in n)
+
+
+def test_outputs():
+    path = make_capture("out.vor", 40)
+    with open(path, "rb") as fh:
+        original = fh.read()
+    other = make_capture("other.vor", 30)
+
+    def untouched(what):
+        with open(path, "rb") as fh:
+            equal(fh.read() == original, True, f"{what}: the capture is untouched")
+
+    # 1. An output that is an input is refused before anything is written (exit 2).
+    rc, out, err = vor("flamegraph", path, "-o", path)
+    equal((rc, err), (2, f"vor flamegraph: {path}: is the capture being drawn; choose another output\n"),
+          "flamegraph -o its own capture")
+    untouched("flamegraph -o")
+    link = tmp("out-link.vor")
+    if os.path.lexists(link):
+        os.remove(link)
+    os.symlink(os.path.basename(path), link)
+    rc, out, err = vor("flamegraph", link, "-o", path)
+    equal(rc, 2, f"flamegraph through a symlink ({err!r})")
+    rc, out, err = vor("export", path, "--format", "csv", "-o", link)
+    equal((rc, err), (2, f"vor export: {link}: is the capture being exported; choose another output\n"),
+          "export -o a symlink to the capture")
+    untouched("export -o symlink")
+    rc, out, err = vor("diff", other, path, "--svg", path)
+    equal((rc, err), (2, f"vor diff: {path}: is capture B; choose another output\n"), "diff --svg B")
+    rc, out, err = vor("diff", path, other, "--svg", link)
+    equal((rc, err), (2, f"vor diff: {link}: is capture A; choose another output\n"), "diff --svg A (a symlink)")
+    untouched("diff --svg")
+    stacks = tmp("stacks.txt")
+    with open(stacks, "w") as fh:
+        fh.write("main;parse 30\nmain;eval 20\n")
+    rc, out, err = vor("flamegraph", "--folded", stacks, "-o", stacks)
+    equal((rc, err), (2, f"vor flamegraph: {stacks}: is the folded stacks file being drawn; choose another output\n"),
+          "flamegraph --folded F -o F")
+    with open(stacks) as fh:
+        equal(fh.read(), "main;parse 30\nmain;eval 20\n", "the stacks are untouched")
+    with open(path, "ab") as fh:  # `vor export X >> X`
+        p = subprocess.run([ARGS.vor, "export", path, "--format", "csv"], stdout=fh, stderr=subprocess.PIPE)
+    equal((p.returncode, p.stderr.decode()),
+          (2, "vor export: stdout: is the capture being exported; choose another output\n"), "export >> the capture")
+    untouched("export >>")
+    for cmd in (["summary", path], ["tail", path, "--from-start"]):
+        with open(path, "ab") as fh:
+            p = subprocess.run([ARGS.vor, *cmd], stdout=fh, stderr=subprocess.PIPE, timeout=20)
+        check(p.returncode == 2 and b"stdout: is the capture being" in p.stderr, f"{cmd[0]} >> the capture: {p.stderr!r}")
+        untouched(f"{cmd[0]} >>")
+    # -o /dev/stdout names an open descriptor: written directly, a pipe or a file.
+    rc, csv_text, err = vor("export", path, "--format", "csv")
+    rc, out, err = vor("export", path, "--format", "csv", "-o", "/dev/stdout")
+    equal((rc, out, err), (0, csv_text, ""), "-o /dev/stdout into a pipe")
+    via = tmp("via-stdout.csv")
+    with open(via, "w") as fh:
+        p = subprocess.run([ARGS.vor, "export", path, "--format", "csv", "-o", "/dev/stdout"], stdout=fh,
+                           stderr=subprocess.PIPE)
+    equal(p.returncode, 0, f"-o /dev/stdout into a file ({p.stderr!r})")
+    with open(via) as fh:
+        equal(fh.read(), csv_text, "-o /dev/stdout into a file")
+    for cmd in (["export", path, "--format", "csv", "-o", ""], ["flamegraph", path, "-o", ""],
+                ["diff", path, other, "--svg", ""]):
+        rc, out, err = vor(*cmd)
+        check(rc == 2 and "needs a file name" in err and err.count("\n") == 1, f"{cmd}: empty output name: {err!r}")
+
+    # 2. OUT is replaced only by a complete output.
+    outdir = tmp("outdir")
+    os.makedirs(outdir, exist_ok=True)
+    target = os.path.join(outdir, "keep.csv")
+    with open(target, "w") as fh:
+        fh.write("precious\n")
+    bad = corrupt_copy(path, "out-corrupt.vor")
+    rc, out, err = vor("export", bad, "--format", "csv", "-o", target)
+    equal(rc, 2, f"export of a corrupt capture ({err!r})")
+    with open(target) as fh:
+        equal(fh.read(), "precious\n", "an existing OUT survives a failed export")
+    equal(temporaries(outdir), [], "no temporary left")
+    rc, out, err = vor("export", path, "--format", "csv", "-o", target)
+    equal((rc, err), (0, ""), "export over an existing OUT")
+    rc, want, _ = vor("export", path, "--format", "csv")
+    with open(target) as fh:
+        equal(fh.read(), want, "OUT replaced by the whole export")
+    equal(temporaries(outdir), [], "no temporary left after success")
+    # The permissions of a new file (0666 minus the umask), and a symlink OUT stays a link.
+    fresh = os.path.join(outdir, "fresh.csv")
+    if os.path.exists(fresh):
+        os.remove(fresh)
+    p = subprocess.run([ARGS.vor, "export", path, "--format", "csv", "-o", fresh], stderr=subprocess.PIPE,
+                       preexec_fn=lambda: os.umask(0o027))
+    equal(p.returncode, 0, f"export with umask 027 ({p.stderr!r})")
+    equal(oct(os.stat(fresh).st_mode & 0o777), oct(0o640), "mode of a new OUT")
+    out_link = os.path.join(outdir, "link.csv")
+    if os.path.lexists(out_link):
+        os.remove(out_link)
+    os.symlink("keep.csv", out_link)
+    rc, out, err = vor("export", other, "--format", "csv", "-o", out_link)
+    equal(rc, 0, f"export -o a symlink ({err!r})")
+    check(os.path.islink(out_link), "the symlink stays a symlink")
+    rc, want, _ = vor("export", other, "--format", "csv")
+    with open(target) as fh:
+        equal(fh.read(), want, "the symlink's target got the export")
+    for name, sig, status in (("SIGINT", signal.SIGINT, 130), ("SIGTERM", signal.SIGTERM, 143),
+                              ("SIGHUP", signal.SIGHUP, 129)):
+        interrupt_export(outdir, name, sig, status)
+
+    # 7. Exit statuses. A closed pipe: exit 1 quietly (not death by SIGPIPE, 141).
+    for cmd in (["export", path, "--format", "csv"], ["export", path, "--format", "chrome"],
+                ["export", path, "--format", "folded"], ["summary", path], ["summary", path, "--json"],
+                ["diff", path, other], ["flamegraph", path], ["--help"], ["help", "export"], ["--version"]):
+        rc, err = run_closed_stdout(cmd)
+        equal((rc, err), (1, ""), f"vor {' '.join(cmd)} | (closed pipe)")
+    if os.path.exists("/dev/full"):
+        for cmd, who in ((["--help"], "vor"), (["help", "export"], "vor help"), (["--version"], "vor"),
+                         (["export", "--help"], "vor export")):
+            with open("/dev/full", "w") as full:
+                p = subprocess.run([ARGS.vor, *cmd], stdout=full, stderr=subprocess.PIPE)
+            equal((p.returncode, p.stderr.decode()), (1, f"{who}: stdout: write error: No space left on device\n"),
+                  f"vor {' '.join(cmd)} > /dev/full")
+        rc, out, err = vor("flamegraph", path, "-o", "/dev/full")
+        equal((rc, err), (1, "vor flamegraph: /dev/full: cannot write the SVG: No space left on device\n"),
+              "flamegraph -o /dev/full")
+        rc, out, err = vor("diff", path, other, "--svg", "/dev/full")
+        equal((rc, err), (1, "vor diff: /dev/full: cannot write the SVG: No space left on device\n"),
+              "diff --svg /dev/full")
+        check(os.path.exists("/dev/full"), "/dev/full is still there")
+    svg = os.path.join(outdir, "f.svg")
+    empty = tmp("empty.folded")
+    open(empty, "w").close()
+    rc, out, err = vor("flamegraph", "--folded", empty, "-o", svg)
+    equal((rc, err), (2, f"vor flamegraph: {empty}: no stacks: no 'frame;frame;... COUNT' line with a count above 0\n"),
+          "--folded of an empty file")
+    check(not os.path.exists(svg), "no SVG written for no stacks")
+    rc, out, err = vor("flamegraph", "--folded", outdir, "-o", svg)
+    equal((rc, err), (2, f"vor flamegraph: {outdir}: is a directory, not a folded stacks file\n"), "--folded DIR")
+
+
+def interrupt_export(outdir, name, sig, status):
+    """SIGINT / SIGTERM / SIGHUP while `export -o OUT` writes: the temporary goes, OUT stays as it
+    was, exit 128 + the signal. The export is fast, so the signal is sent as soon as the
+    temporary appears; when the export wins the race, it is tried again."""
+    big = tmp("big.vor")
+    if not os.path.exists(big):
+        make_capture("big.vor", 20000)
+    target = os.path.join(outdir, "interrupted.json")
+    for attempt in range(8):
+        with open(target, "w") as fh:
+            fh.write("before\n")
+        proc = subprocess.Popen([ARGS.vor, "export", big, "--format", "chrome", "-o", target],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 30
+        while time.time() < deadline and proc.poll() is None and not temporaries(outdir):
+            pass
+        if proc.poll() is None:
+            proc.send_signal(sig)
+        rc = proc.wait(timeout=30)
+        proc.stderr.read()
+        proc.stderr.close()
+        if rc == 0 or rc == -sig:
+            continue  # finished before the signal (or just after OUT was complete): try again
+        equal(rc, status, f"{name}: exit status")
+        with open(target) as fh:
+            equal(fh.read(), "before\n", f"{name}: OUT is as it was")
+        equal(temporaries(outdir), [], f"{name}: the temporary is removed")
+        return
+    raise Failure(f"{name}: the export always finished before the signal")
+
+
+def test_inputs():
+    path = make_capture("in.vor", 20)
+    fifo = tmp("in.fifo")
+    if os.path.lexists(fifo):
+        os.remove(fifo)
+    os.mkfifo(fifo)
+    pipe_msg = f"vor summary: {fifo}: is a pipe; vor reads capture files (save the stream to a file first)\n"
+    for cmd in (["summary", fifo], ["export", fifo, "--format", "csv"], ["flamegraph", fifo, "-o", tmp("x.svg")],
+                ["diff", path, fifo], ["tail", fifo]):
+        try:
+            rc, out, err = vor(*cmd, timeout=10)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"vor {' '.join(cmd)}: hangs on a FIFO without a writer")
+        equal((rc, err), (2, pipe_msg.replace("summary", cmd[0])), f"vor {cmd[0]} of a FIFO")
+    try:
+        rc, out, err = vor("flamegraph", "--folded", fifo, "-o", tmp("x.svg"), timeout=10)
+    except subprocess.TimeoutExpired:
+        raise Failure("flamegraph --folded FIFO hangs")
+    equal((rc, err), (2, f"vor flamegraph: {fifo}: is a pipe; to read folded stacks from a pipe, give --folded - (stdin)\n"),
+          "--folded FIFO")
+    with open(path, "rb") as fh:
+        data = fh.read()
+    p = subprocess.run([ARGS.vor, "summary", "/dev/stdin"], input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    equal((p.returncode, p.stderr.decode()),
+          (2, "vor summary: /dev/stdin: is a pipe; vor reads capture files (save the stream to a file first)\n"),
+          "a pipe as /dev/stdin")
+    with open(path, "rb") as fh:  # a regular file as /dev/stdin is a file
+        p = subprocess.run([ARGS.vor, "summary", "/dev/stdin", "--json"], stdin=fh, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+    equal(p.returncode, 0, f"a file redirected to /dev/stdin ({p.stderr!r})")
+    equal(json.loads(p.stdout)["frames"], 20, "frames read through /dev/stdin")
+    rc, out, err = vor("summary", "/dev/null")
+    equal((rc, err), (2, "vor summary: /dev/null: is not a regular file; vor reads capture files\n"), "a device")
+    # Folded stacks from a pipe: --folded - still works.
+    svg = tmp("stdin.svg")
+    p = subprocess.run([ARGS.vor, "flamegraph", "--folded", "-", "-o", svg], input=b"main;a 5\nmain;b 7\n",
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    equal((p.returncode, p.stderr), (0, b""), "--folded - from a pipe")
+    check(os.path.getsize(svg) > 0, "an SVG from stdin")
+
+    # tail waits for the file; what appears must be a regular file.
+    late = tmp("late.fifo")
+    if os.path.lexists(late):
+        os.remove(late)
+    tail = subprocess.Popen([ARGS.vor, "tail", late, "--interval", "20"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    time.sleep(0.3)
+    os.mkfifo(late)
+    try:
+        rc = tail.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        tail.kill()
+        raise Failure("tail hangs on a FIFO that appeared")
+    err = tail.stderr.read().decode()
+    equal(rc, 2, f"tail of a FIFO that appeared ({err!r})")
+    check(err.endswith(f"vor tail: {late}: is a pipe; vor reads capture files (save the stream to a file first)\n"),
+          f"tail's message: {err!r}")
+
+
+def check_safe_text(data, what, allow=b"\n"):
+    """Text for a terminal: valid UTF-8, no control characters but `allow`."""
+    try:
+        data.decode("utf-8", "strict")
+    except UnicodeDecodeError as e:
+        raise Failure(f"{what}: invalid UTF-8: {e}: {data[:300]!r}")
+    bad = sorted({b for b in data if (b < 0x20 and b not in allow) or b == 0x7F})
+    check(not bad, f"{what}: control bytes {bad}: {data[:300]!r}")
+    check(b"\xc2\x9b" not in data, f"{what}: a C1 control (CSI)")
+
+
+def load_json_strict(data, what):
+    try:
+        return json.loads(data.decode("utf-8", "strict"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise Failure(f"{what}: not valid UTF-8 JSON: {e}")
+
+
+ODD_METRIC = "odd\x1b[2J\nmetric\ufffd"  # as decoded from vor's JSON
+ODD_METRIC_SHOWN = "odd\\x1b[2J\\nmetric\\xff"  # as shown in text
+ODD_SCOPE = "scope\x1b]0;pwned\x07" + "\ufffd" * 9  # c0 af | ed a0 80 | f4 90 80 80: one per maximal subpart
+ODD_SCOPE_SHOWN = "scope\\x1b]0;pwned\\x07\\xc0\\xaf\\xed\\xa0"  # cut to the 40-byte name column with "..."
+
+
+def test_text():
+    path = make_capture("odd.vor", 30, odd_names=True)
+    # 4. JSON is valid UTF-8 whatever the names hold.
+    rc, out, err = vor("summary", path, "--json", raw=True)
+    equal((rc, err), (0, b""), "summary --json of odd names")
+    s = load_json_strict(out, "summary --json")
+    check(b"\x1b" not in out, "ESC escaped in JSON")
+    names = [m["name"] for m in s["metrics"]]
+    check(ODD_METRIC in names, f"the odd metric, U+FFFD for the invalid byte: {names}")
+    scopes = [r["name"] for r in s["top_by_total"]]
+    check(ODD_SCOPE in scopes, f"the odd scope: {scopes}")
+    rc, out, err = vor("diff", path, path, "--json", raw=True)
+    equal(rc, 0, f"diff --json ({err!r})")
+    d = load_json_strict(out, "diff --json")
+    check(ODD_SCOPE in [r["name"] for r in d["scopes"]], "the odd scope in diff --json")
+    # Text: control characters escaped, invalid bytes shown as \xNN.
+    rc, out, err = vor("summary", path, raw=True)
+    equal(rc, 0, "summary text")
+    check_safe_text(out, "summary text")
+    text = out.decode()
+    check(ODD_METRIC_SHOWN in text, f"the odd metric shown escaped:\n{text}")
+    check(ODD_SCOPE_SHOWN + "..." in text, f"the odd scope shown escaped:\n{text}")
+    rc, out, err = vor("diff", path, path, raw=True)
+    equal(rc, 0, "diff text")
+    check_safe_text(out, "diff text")
+    tail = subprocess.Popen([ARGS.vor, "tail", path, "-n", "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines = read_lines_until(tail, lambda ls: len(ls) >= 3, 10)
+    rc, err = stop(tail)
+    equal(len(lines), 3, "tail lines")
+    for line in lines:
+        check_safe_text(line.encode(), "tail line")
+        check(f" {ODD_METRIC_SHOWN}=" in line, f"the odd metric on the tail line: {line!r}")
+
+    # File names with control characters and invalid UTF-8.
+    odd_dir = tmp("odd-names").encode()
+    os.makedirs(odd_dir, exist_ok=True)
+    odd_file = os.path.join(odd_dir, b"cap\xff\x1b[31m.vor")
+    with open(path, "rb") as src, open(odd_file, "wb") as dst:
+        dst.write(src.read())
+    rc, out, err = run([ARGS.vor.encode(), b"summary", odd_file, b"--json"], raw=True)
+    equal(rc, 0, f"summary of an odd file name ({err!r})")
+    s = load_json_strict(out, "summary --json of an odd file name")
+    equal(s["file"], odd_dir.decode() + "/cap\ufffd\x1b[31m.vor", "file, with U+FFFD")
+    rc, out, err = run([ARGS.vor.encode(), b"summary", odd_file], raw=True)
+    check_safe_text(out, "summary text of an odd file name")
+    check(f"capture   {odd_dir.decode()}/cap\\xff\\x1b[31m.vor\n".encode() in out, f"the path shown: {out[:200]!r}")
+    gone = os.path.join(odd_dir, b"gone\x1b[2J\n.vor")
+    rc, out, err = run([ARGS.vor.encode(), b"summary", gone], raw=True)
+    equal((rc, err), (2, b"vor summary: " + odd_dir + b"/gone\\x1b[2J\\n.vor: No such file or directory\n"),
+          "one escaped line for a missing odd file")
+    binary = tmp("random.bin")
+    with open(binary, "wb") as fh:
+        fh.write(b"\x1b[2J\xff\xfe\x1b]0;x\x07 garbage line\n" + bytes(range(1, 256)) + b"\n")
+    rc, out, err = vor("flamegraph", "--folded", binary, "-o", tmp("r.svg"), raw=True)
+    equal(rc, 2, f"--folded of a binary file ({err!r})")
+    check_safe_text(err, "the message about a binary file")
+    check(err.count(b"\n") == 1 and err.startswith(f"vor flamegraph: {binary}:1: ".encode()), f"one line: {err!r}")
+
+    # 5. Long paths are shortened in the middle; the problem is always there.
+    long_missing = tmp("x" * 200) + "/" + "y" * 200 + ("/" + "z" * 200) * 15 + "/missing.vor"
+    rc, out, err = vor("summary", long_missing)
+    equal(rc, 2, "a long missing path")
+    check(err.endswith(": No such file or directory\n") and err.count("\n") == 1, f"the problem is kept: {err[-120:]!r}")
+    check(len(err.encode()) <= 1025 and "..." in err and err.startswith("vor summary: " + tmp("xxx")),
+          f"shortened in the middle ({len(err)} bytes)")
+    check(err.endswith("zzz/missing.vor: No such file or directory\n"), "the end of the path is kept")
+    deep = tmp("deep")
+    for i in range(14):
+        deep = os.path.join(deep, f"{i:02d}" + "d" * 200)
+    os.makedirs(deep, exist_ok=True)
+    bad = os.path.join(deep, "corrupt.vor")
+    with open(corrupt_copy(path, "odd-corrupt.vor"), "rb") as src, open(bad, "wb") as dst:
+        dst.write(src.read())
+    check(len(bad) > 2048, "a path longer than the old 2 KiB message line")
+    rc, out, err = vor("summary", bad)
+    equal(rc, 2, "a corrupt capture at a long path")
+    check(re.search(r"\(at byte \d+\)\n$", err) and err.count("\n") == 1, f"the reader's problem is kept: {err[-200:]!r}")
+    check("/corrupt.vor: " in err, f"the file's name is kept: {err[-200:]!r}")
+    rc, out, err = vor("export", path, "--format", "csv", "-o", long_missing)
+    equal(rc, 1, "-o a long missing path")
+    check(err.endswith("missing.vor: cannot write: No such file or directory\n"), f"-o: {err[-100:]!r}")
+    long_folded = os.path.join(deep, "bad.folded")
+    with open(long_folded, "w") as fh:
+        fh.write("main;x notanumber\n")
+    rc, out, err = vor("flamegraph", "--folded", long_folded, "-o", tmp("r.svg"))
+    equal(rc, 2, "bad folded stacks at a long path")
+    check(err.endswith("bad.folded:1: missing count at the end of the line (expected 'frame;frame;... COUNT'): "
+                       "'main;x notanumber'\n"), f"the folded reader's problem is kept: {err[-200:]!r}")
+
+
 TESTS = {
     "summary": test_summary,
     "csv": test_csv,
     "folded": test_folded,
     "chrome": test_chrome,
     "tail": test_tail,
+    "tail_rerun": test_tail_rerun,
     "errors": test_errors,
     "truncated": test_truncated,
+    "outputs": test_outputs,
+    "inputs": test_inputs,
+    "text": test_text,
 }
 
 

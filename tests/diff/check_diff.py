@@ -64,6 +64,12 @@ assert r > bl, ("step should be red (slower in B)", fills["step"])
 r, g, bl = rgb(fills["work"])
 assert r > bl, ("work should be red", fills["work"])
 
+# The SVG merges threads (a modelling choice): said in its subtitle and in the help.
+texts = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+assert "threads merged; stacks match by name path" in texts, texts
+help_text = subprocess.run([vor, "diff", "--help"], capture_output=True, text=True, check=True).stdout
+assert "Threads are merged: stacks match by name path" in help_text, help_text
+
 # Bad input: one clear message naming the file, exit 2.
 notcap = os.path.join(tmp, "notes.txt")
 open(notcap, "w").write("not a capture\n")
