@@ -6,7 +6,7 @@
 #   make test       build, then every test: native, ASan+UBSan, TSan, wasm, node, Chromium
 #   make demo       build, then run the demo (see README)
 #   make bench      build, then print the benchmarks (docs/PERFORMANCE.md records them)
-#   make install    install headers, libraries, `vor`, pkg-config and CMake files (PREFIX=/usr/local)
+#   make install    install headers, libraries, `vor`, the site, pkg-config and CMake files (PREFIX=/usr/local)
 #   make clean      remove build/
 JOBS ?= 2
 PREFIX ?= /usr/local
@@ -38,7 +38,7 @@ demo: build
 bench: build
 	@sh scripts/bench.sh
 
-install: native
+install: build
 	@cmake --install build/native --prefix $(PREFIX)
 
 clean:

@@ -4,13 +4,38 @@
  * line through it, installs the SIGINT/SIGTERM handlers that stop it cleanly, and runs it.
  *
  * The server binds 127.0.0.1 unless --host says otherwise: captures show the structure of
- * the measured program and the server has no authentication.
+ * the measured program and the server has no authentication. The panel it serves is the
+ * one beside this executable (installed or in the build tree) unless --site says another.
  */
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "server.h"
+
+/* The panel that comes with this vor: installed, <prefix>/bin/vor serves
+ * <prefix>/share/vor/site; in the build tree, build/native/bin/vor serves build/site.
+ * Found from the executable's own path; NULL when neither holds a panel. */
+static const char *site_beside_executable(char *out, size_t cap) {
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash == NULL) return NULL;
+    *slash = '\0'; /* exe is now the bin directory */
+    static const char *const candidates[] = {"/../share/vor/site", "/../../site"};
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+        char index[PATH_MAX + 64];
+        snprintf(out, cap, "%s%s", exe, candidates[i]);
+        snprintf(index, sizeof index, "%s/index.html", out);
+        if (access(index, R_OK) == 0) return out;
+    }
+    return NULL;
+}
 
 static void on_stop_signal(int sig) {
     (void)sig;
@@ -29,6 +54,8 @@ int cmd_serve(int argc, char **argv) {
     default:
         break;
     }
+    char site[PATH_MAX + 32];
+    options.default_site_dir = site_beside_executable(site, sizeof site);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;

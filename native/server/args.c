@@ -24,9 +24,11 @@ static const char usage_text[] =
     "  --port N     port to listen on (default 8700; 0 lets the system choose)\n"
     "  --host H     address to bind (default 127.0.0.1: captures reveal the structure of the\n"
     "               profiled program, so the server stays on this machine unless asked)\n"
-    "  --site DIR   static panel directory (default build/site)\n"
+    "  --site DIR   static panel directory (default: the panel that comes with vor)\n"
     "  --no-follow  send captures as they are now, without following their growth\n"
-    "  -h, --help   show this help\n";
+    "  -h, --help   show this help\n"
+    "  Requests from other origins and with foreign Host headers are refused (cross-site\n"
+    "  pages, DNS rebinding).\n";
 
 const char *vor_server_usage(void) { return usage_text; }
 

@@ -1,5 +1,5 @@
 /*
- * http_api.c - the JSON endpoints: GET /api/captures and GET /api/captures/<id>.
+ * http_api.c - the JSON endpoints: GET|HEAD /api/captures and GET|HEAD /api/captures/<id>.
  *
  * Each listing rescans the DIR arguments (so captures created after start-up appear) and probes
  * every listed file (size, mtime, first 8 bytes): a few syscalls per capture, bounded by
@@ -7,6 +7,8 @@
  * Only files whose magic matches get a "ws" link: anything else is listed with its state and is
  * never streamed. Responses are built whole (capped at SERVER_JSON_MAX_BYTES) and sent in
  * chunks by http_reply.c, with "cache-control: no-store" since they change as captures grow.
+ * HEAD gets the same status and headers (Content-Length included) without the body; other
+ * methods 405 with "allow: GET, HEAD".
  */
 #include "server_internal.h"
 
@@ -14,14 +16,15 @@
 #include <string.h>
 
 static const char *const json_headers[] = {"cache-control:", "no-store", NULL};
+static const char *const json_405_headers[] = {"cache-control:", "no-store", "allow:", "GET, HEAD", NULL};
 
-static void entry_json(json_buf *b, size_t id, const capture_entry *e)
+static void entry_json(json_buf *b, const capture_entry *e)
 {
     capture_probe pr;
     char idtxt[24];
 
     capture_probe_path(e->path, &pr);
-    snprintf(idtxt, sizeof idtxt, "%zu", id);
+    snprintf(idtxt, sizeof idtxt, "%zu", e->id);
     json_raw(b, "{\"id\":");
     json_str(b, idtxt);
     json_raw(b, ",\"name\":");
@@ -48,7 +51,8 @@ static int send_json(struct lws *wsi, http_session *s, unsigned int status, json
     char *body = json_take(b, &len);
     if (!body)
         return http_reply_text(wsi, s, 500, "500 response too large or out of memory\n");
-    return http_reply(wsi, s, status, "application/json", json_headers, body, len, true);
+    return http_reply(wsi, s, status, "application/json", status == 405 ? json_405_headers : json_headers,
+                      body, len, true);
 }
 
 static int send_error(struct lws *wsi, http_session *s, unsigned int status, const char *what,
@@ -86,7 +90,7 @@ static int list_captures(struct lws *wsi, server *srv, http_session *s)
         if (!first)
             json_raw(&b, ",");
         first = false;
-        entry_json(&b, i, &r->entries[i]);
+        entry_json(&b, &r->entries[i]);
     }
     json_raw(&b, "]");
     if (r->truncated)
@@ -100,21 +104,20 @@ int api_handle(struct lws *wsi, server *srv, http_session *s, const char *uri)
     static const char prefix[] = "/api/captures";
     const size_t pl = sizeof prefix - 1;
 
-    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
-        return send_error(wsi, s, 405, "method not allowed", "the API answers GET only");
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0 && lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) <= 0)
+        return send_error(wsi, s, 405, "method not allowed", "the API answers GET and HEAD only");
     if (strncmp(uri, prefix, pl) != 0 || (uri[pl] != '\0' && uri[pl] != '/'))
         return send_error(wsi, s, 404, "no such endpoint", uri);
     if (uri[pl] == '\0' || !strcmp(uri + pl, "/"))
         return list_captures(wsi, srv, s);
 
     const char *id = uri + pl + 1;
-    size_t index = 0;
     registry_rescan(&srv->registry);
-    const capture_entry *e = registry_find(&srv->registry, id, &index);
+    const capture_entry *e = registry_find(&srv->registry, id);
     if (!e || !e->present)
         return send_error(wsi, s, 404, "unknown capture id", id);
     json_buf b;
     json_init(&b, SERVER_JSON_MAX_BYTES);
-    entry_json(&b, index, e);
+    entry_json(&b, e);
     return send_json(wsi, s, 200, &b);
 }

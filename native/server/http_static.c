@@ -8,9 +8,10 @@
  *      segment, control characters and backslashes (403);
  *   2. realpath(3) resolves symlinks, and the result must lie inside the site's own real path
  *      (403 otherwise): one realpath per request, cheap next to sending the file;
- *   3. the real path (not the requested one) is opened with O_NOFOLLOW and streamed by
- *      http_reply.c on writable events. (A directory swapped for a symlink between 2 and 3
- *      could still win a race; acceptable for a loopback development server.)
+ *   3. the real path (not the requested one) is opened with O_NOFOLLOW and O_NONBLOCK (a FIFO
+ *      swapped in must not block the server in open(2)), kept only if it is a regular file,
+ *      and streamed by http_reply.c on writable events. (A directory swapped for a symlink
+ *      between 2 and 3 could still win a race; acceptable for a loopback development server.)
  * A directory without its trailing slash is redirected (301) so relative URLs in its
  * index.html resolve; "dir/" serves dir/index.html.
  * MIME types come from our own table: .wasm must be application/wasm for streaming compilation,
@@ -150,14 +151,11 @@ int static_handle(struct lws *wsi, server *srv, http_session *s, const char *uri
     case STATIC_FILE: {
         static const char *const headers[] = {"cache-control:", "no-cache", NULL};
         struct stat st;
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+        int fd = open_regular_file(path, O_NOFOLLOW, &st);
+        if (fd == -1 && errno == ENOENT)
+            return http_reply_text(wsi, s, 404, "404 not found\n");
         if (fd < 0)
-            return http_reply_text(wsi, s, errno == ENOENT ? 404 : 403,
-                                   errno == ENOENT ? "404 not found\n" : "403 forbidden\n");
-        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-            close(fd);
             return http_reply_text(wsi, s, 403, "403 forbidden\n");
-        }
         return http_reply_file(wsi, s, static_mime_type(path), headers, fd, (uint64_t)st.st_size);
     }
     case STATIC_REDIRECT: {

@@ -12,6 +12,22 @@
  *
  * Binding: 127.0.0.1 unless --host says otherwise, because a capture reveals the structure of the
  * profiled program (scope and function names, timings, memory) and there is no authentication.
+ * Any other address gets a warning at start. Binding is not enough against a web page in the
+ * user's own browser, so every request's Host, and every websocket upgrade's Origin, is checked
+ * (access.c): plain HTTP gets 403 in http_route(), an upgrade gets 403 in
+ * LWS_CALLBACK_HTTP_CONFIRM_UPGRADE (whichever protocol the connection is bound to then), where
+ * an over-long path also gets its 414 before any websocket exists.
+ *
+ * Connections still sending their request headers each hold one of SERVER_HEADER_POOL header
+ * buffers (SERVER_HEADER_BYTES each) for at most SERVER_HEADER_IDLE_S; the pool is large and the
+ * time short so idle connections cannot lock everyone out. Per-header limits (token_limits) make
+ * libwebsockets stop storing an over-long request path (we answer 414) and cut headers we never
+ * read to a few bytes, so a browser's big Cookie cannot overflow the buffer. TCP keepalive
+ * (SERVER_KEEPALIVE_*) ends connections whose peer vanished without a FIN.
+ *
+ * libwebsockets logs through log_lws_line(): the lines a client can provoke (oversized headers,
+ * ...) are dropped, and the rest are limited to LOG_LINES_PER_MINUTE, so no client can flood
+ * stderr.
  *
  * Stopping: vor_server_request_stop() only stores an atomic flag (async-signal-safe, no fd
  * that could be closed or reused under a signal handler). The loop checks it after every
@@ -30,12 +46,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 enum {
     STOP_CHECK_MS = 100,           /* longest delay between a stop request (other thread) and the stop */
     SERVER_SERV_BUF_BYTES = 32 * 1024, /* lws per-thread buffer: static file chunks */
-    SERVER_HEADER_POOL = 32        /* concurrent connections still parsing HTTP headers */
+    SERVER_HEADER_POOL = 256,      /* concurrent connections still parsing HTTP headers */
+    SERVER_HEADER_BYTES = 8 * 1024,  /* header space of one request (allocated while in use) */
+    SERVER_HEADER_IDLE_S = 3,      /* time a connection has to send its request headers */
+    SERVER_HOST_MAX_BYTES = 256,   /* Host / Origin values at this length are refused (431) */
+    SERVER_UNUSED_HEADER_BYTES = 16, /* headers we never read are cut to this */
+    SERVER_OTHER_HEADER_BYTES = 1024, /* other headers are cut to this */
+    SERVER_KEEPALIVE_IDLE_S = 60,  /* TCP keepalive: idle time before probing */
+    SERVER_KEEPALIVE_INTERVAL_S = 10,
+    SERVER_KEEPALIVE_PROBES = 3,
+    LOG_LINES_PER_MINUTE = 10      /* libwebsockets lines printed at most, per minute */
 };
 
 /* Written from signal handlers: must be a lock-free atomic to be async-signal-safe. */
@@ -52,6 +78,86 @@ server *server_from_wsi(struct lws *wsi)
     return lws_context_user(lws_get_context(wsi));
 }
 
+/* ---- who may connect (access.c has the policy) ---- */
+
+static const char refusal_host[] = "foreign Host header refused";
+static const char refusal_origin[] = "cross-origin request refused";
+static const char refusal_host_too_long[] = "Host or Origin header too long";
+
+/* A header's value (NUL-terminated, in buf), NULL when absent; *too_long when it reached the
+ * token limit (lws cut it there) or does not fit buf. */
+static const char *header_value(struct lws *wsi, enum lws_token_indexes token, char *buf, size_t buflen,
+                                bool *too_long)
+{
+    int n = lws_hdr_total_length(wsi, token);
+    if (n <= 0)
+        return NULL;
+    if ((size_t)n >= SERVER_HOST_MAX_BYTES || (size_t)n >= buflen ||
+        lws_hdr_copy(wsi, buf, (int)buflen, token) < 0) {
+        *too_long = true;
+        return NULL;
+    }
+    return buf;
+}
+
+const char *server_refusal(struct lws *wsi, server *srv, bool upgrade)
+{
+    char host[SERVER_HOST_MAX_BYTES + 1], origin[SERVER_HOST_MAX_BYTES + 1];
+    bool too_long = false;
+    const char *h = header_value(wsi, WSI_TOKEN_HOST, host, sizeof host, &too_long);
+    const char *o = upgrade ? header_value(wsi, WSI_TOKEN_ORIGIN, origin, sizeof origin, &too_long) : NULL;
+    if (too_long)
+        return refusal_host_too_long;
+    if (!access_host_allowed(&srv->access, h))
+        return refusal_host;
+    if (upgrade && !access_origin_allowed(&srv->access, o, h))
+        return refusal_origin;
+    return NULL;
+}
+
+/* One complete short answer written at once (headers and body in a single lws_write, as
+ * lws_return_http_status does for HTTP/1); the caller returns 1 and lws completes it. */
+static int reply_now(struct lws *wsi, unsigned int status, const char *text)
+{
+    unsigned char buf[LWS_PRE + 2048];
+    unsigned char *begin = buf + LWS_PRE, *p = begin, *end = buf + sizeof buf - 1;
+    size_t tl = strlen(text);
+
+    if (lws_add_http_common_headers(wsi, status, "text/plain; charset=utf-8", (lws_filepos_t)tl, &p, end) ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:", (const unsigned char *)"no-store",
+                                    8, &p, end) ||
+        lws_finalize_http_header(wsi, &p, end) || (size_t)(end - p) < tl)
+        return -1;
+    memcpy(p, text, tl);
+    p += tl;
+    if (lws_write(wsi, begin, (size_t)(p - begin), LWS_WRITE_HTTP) != (int)(p - begin))
+        return -1;
+    return 1;
+}
+
+/* lws stops storing a path (or query) at SERVER_URI_MAX_BYTES (token_limits): a request that
+ * reached the limit had a longer one. */
+static bool uri_too_long(struct lws *wsi)
+{
+    return lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) >= SERVER_URI_MAX_BYTES ||
+           lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS) >= SERVER_URI_MAX_BYTES;
+}
+
+int server_confirm_upgrade(struct lws *wsi)
+{
+    if (uri_too_long(wsi))
+        return reply_now(wsi, 414, "414 request path too long\n");
+    const char *refused = server_refusal(wsi, server_from_wsi(wsi), true);
+    if (refused == refusal_host_too_long)
+        return reply_now(wsi, 431, "431 Host or Origin header too long\n");
+    if (refused == refusal_host)
+        return reply_now(wsi, 403, "403 foreign Host header refused (cross-site / DNS rebinding protection)\n");
+    if (refused)
+        return reply_now(wsi, 403, "403 cross-origin websocket refused: only pages served by this server "
+                                   "may read captures\n");
+    return 0;
+}
+
 /* ---- HTTP routing ---- */
 
 static int http_route(struct lws *wsi, http_session *s, const char *in, size_t len)
@@ -63,7 +169,13 @@ static int http_route(struct lws *wsi, http_session *s, const char *in, size_t l
 
     if (!s || !in)
         return -1;
-    if (len >= sizeof uri)
+    const char *refused = server_refusal(wsi, srv, false);
+    if (refused == refusal_host_too_long)
+        return http_reply_text(wsi, s, 431, "431 Host header too long\n");
+    if (refused)
+        return http_reply_text(wsi, s, 403, "403 foreign Host header refused (cross-site / DNS rebinding "
+                                            "protection): open the panel by IP address or as localhost\n");
+    if (len >= sizeof uri || uri_too_long(wsi))
         return http_reply_text(wsi, s, 414, "414 request path too long\n");
     memcpy(uri, in, len);
     uri[len] = '\0';
@@ -84,6 +196,8 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
     switch (reason) {
     case LWS_CALLBACK_HTTP:
         return http_route(wsi, s, in, len);
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: /* a keep-alive connection asking to upgrade */
+        return server_confirm_upgrade(wsi);
     case LWS_CALLBACK_HTTP_WRITEABLE:
         return s ? http_reply_writeable(wsi, s) : 0;
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
@@ -107,7 +221,7 @@ static int resolve_options(const vor_server_options *in, vor_server_options *o, 
     if (!o->host || !strcmp(o->host, "localhost"))
         o->host = VOR_SERVER_DEFAULT_HOST;
     if (!o->site_dir)
-        o->site_dir = VOR_SERVER_DEFAULT_SITE;
+        o->site_dir = o->default_site_dir ? o->default_site_dir : VOR_SERVER_DEFAULT_SITE;
     if (o->port == 0)
         o->port = VOR_SERVER_DEFAULT_PORT;
     if (o->port == VOR_SERVER_PORT_ANY) {
@@ -129,6 +243,14 @@ static int resolve_options(const vor_server_options *in, vor_server_options *o, 
         o->poll_interval_ms = VOR_SERVER_DEFAULT_POLL_MS;
     if (o->poll_interval_ms < 1 || o->poll_interval_ms > 10000) {
         fprintf(stderr, "vor serve: poll interval %d ms is out of range (1-10000)\n", o->poll_interval_ms);
+        return -1;
+    }
+    if (o->stall_timeout_ms == 0)
+        o->stall_timeout_ms = VOR_SERVER_DEFAULT_STALL_MS;
+    if (o->stall_timeout_ms != VOR_SERVER_STALL_NEVER &&
+        (o->stall_timeout_ms < 100 || o->stall_timeout_ms > 86400000)) {
+        fprintf(stderr, "vor serve: stall timeout %d ms is out of range (100-86400000, or never)\n",
+                o->stall_timeout_ms);
         return -1;
     }
     if (o->path_count < 0 || o->path_count > VOR_SERVER_MAX_PATHS) {
@@ -184,10 +306,53 @@ static void explain_bind_failure(const char *host, int port, char *out, size_t o
 
 /* ---- run ---- */
 
-/* libwebsockets' own error lines, without its timestamp, marked as coming from it. */
+/* Lines libwebsockets logs about a client's malformed or oversized request: the client's
+ * doing, answered (414/431) or dropped; never printed, or any client could flood stderr. */
+static const char *const peer_lines[] = {
+    "Ran out of header data space",
+    "More hdr frags than we can deal with",
+    "exceeds limit",        /* "header N exceeds limit M": a token cut at its token_limit */
+    "Duplicated method",
+    "Unknown method",
+    "lws_parse failed",
+};
+
+/* Rate limit state; libwebsockets logs from the service thread only (one server at a time). */
+static struct {
+    int64_t window_start_ms;
+    int printed;           /* lines printed in the current window */
+    long suppressed;       /* lines dropped by the rate limit in the current window */
+} log_limit;
+
+static int64_t monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* libwebsockets' own error lines, without its timestamp, marked as coming from it; at most
+ * LOG_LINES_PER_MINUTE a minute (then one line saying how many were dropped). */
 static void log_lws_line(int level, const char *line)
 {
-    (void)level;
+    for (size_t i = 0; i < sizeof peer_lines / sizeof peer_lines[0]; i++)
+        if (strstr(line, peer_lines[i]))
+            return;
+    if (!(level & LLL_ERR))
+        return; /* warnings are enabled only so the peer lines above reach this filter */
+    int64_t now = monotonic_ms();
+    if (now - log_limit.window_start_ms >= 60000) {
+        if (log_limit.suppressed)
+            fprintf(stderr, "vor serve: libwebsockets: (%ld more messages were not shown)\n", log_limit.suppressed);
+        log_limit.window_start_ms = now;
+        log_limit.printed = 0;
+        log_limit.suppressed = 0;
+    }
+    if (log_limit.printed >= LOG_LINES_PER_MINUTE) {
+        log_limit.suppressed++;
+        return;
+    }
+    log_limit.printed++;
     fprintf(stderr, "vor serve: libwebsockets: %s", line);
 }
 
@@ -228,6 +393,31 @@ static void warn_about_inputs(const server *srv)
     if (!srv->site_real)
         fprintf(stderr, "vor serve: warning: site directory %s not found: the panel will not load "
                         "(build it, or pass --site DIR); the API still works\n", srv->site_dir);
+    if (!access_address_is_loopback(srv->opts->host))
+        fprintf(stderr, "vor serve: warning: --host %s is not a loopback address: captures are readable "
+                        "by anyone on that network, without authentication\n", srv->opts->host);
+}
+
+/* Per-header storage limits (see the top of this file). Every token not listed keeps
+ * SERVER_OTHER_HEADER_BYTES. */
+static void set_token_limits(struct lws_token_limits *t)
+{
+    static const enum lws_token_indexes uri_tokens[] = {
+        WSI_TOKEN_GET_URI, WSI_TOKEN_POST_URI, WSI_TOKEN_OPTIONS_URI, WSI_TOKEN_PUT_URI,
+        WSI_TOKEN_PATCH_URI, WSI_TOKEN_DELETE_URI, WSI_TOKEN_CONNECT, WSI_TOKEN_HEAD_URI,
+        WSI_TOKEN_HTTP_URI_ARGS};
+    static const enum lws_token_indexes unused_tokens[] = {
+        WSI_TOKEN_HTTP_COOKIE, WSI_TOKEN_HTTP_USER_AGENT, WSI_TOKEN_HTTP_REFERER,
+        WSI_TOKEN_HTTP_ACCEPT_LANGUAGE, WSI_TOKEN_HTTP_AUTHORIZATION, WSI_TOKEN_HTTP_IF_NONE_MATCH,
+        WSI_TOKEN_HTTP_ACCEPT};
+    for (int i = 0; i < WSI_TOKEN_COUNT; i++)
+        t->token_limit[i] = SERVER_OTHER_HEADER_BYTES;
+    for (size_t i = 0; i < sizeof uri_tokens / sizeof uri_tokens[0]; i++)
+        t->token_limit[uri_tokens[i]] = SERVER_URI_MAX_BYTES;
+    for (size_t i = 0; i < sizeof unused_tokens / sizeof unused_tokens[0]; i++)
+        t->token_limit[unused_tokens[i]] = SERVER_UNUSED_HEADER_BYTES;
+    t->token_limit[WSI_TOKEN_HOST] = SERVER_HOST_MAX_BYTES;
+    t->token_limit[WSI_TOKEN_ORIGIN] = SERVER_HOST_MAX_BYTES;
 }
 
 int vor_server_run(const vor_server_options *in)
@@ -244,6 +434,7 @@ int vor_server_run(const vor_server_options *in)
          SERVER_CHUNK_BYTES + 16},
         {NULL, NULL, 0, 0, 0, NULL, 0}};
     struct lws_context_creation_info info;
+    static struct lws_token_limits token_limits; /* read by lws while the context lives */
     vor_server_options opts;
     server srv;
     run_timers timers;
@@ -286,6 +477,12 @@ int vor_server_run(const vor_server_options *in)
     info.user = &srv;
     info.pt_serv_buf_size = SERVER_SERV_BUF_BYTES;
     info.max_http_header_pool = SERVER_HEADER_POOL;
+    info.max_http_header_data = SERVER_HEADER_BYTES;
+    set_token_limits(&token_limits);
+    info.token_limits = &token_limits;
+    info.ka_time = SERVER_KEEPALIVE_IDLE_S; /* read per vhost in lws 4.1: kept in info for both */
+    info.ka_interval = SERVER_KEEPALIVE_INTERVAL_S;
+    info.ka_probes = SERVER_KEEPALIVE_PROBES;
     srv.context = lws_create_context(&info);
     if (!srv.context) {
         fprintf(stderr, "vor serve: cannot create the libwebsockets context\n");
@@ -299,14 +496,18 @@ int vor_server_run(const vor_server_options *in)
     info.protocols = protocols;
     info.pvo = &pvo_capture;
     info.headers = &hdr_coop;
+    info.timeout_secs_ah_idle = SERVER_HEADER_IDLE_S;
     struct lws_vhost *vh = lws_create_vhost(srv.context, &info);
     if (!vh) {
         explain_bind_failure(opts.host, lws_port, err, sizeof err);
         fprintf(stderr, "vor serve: cannot listen on %s:%d: %s\n", opts.host, lws_port, err);
         goto out;
     }
-    lws_set_log_level(LLL_ERR, log_lws_line);
+    memset(&log_limit, 0, sizeof log_limit);
+    log_limit.window_start_ms = monotonic_ms();
+    lws_set_log_level(LLL_ERR | LLL_WARN, log_lws_line);
     int port = lws_get_vhost_listen_port(vh);
+    access_policy_init(&srv.access, opts.host, port); /* opts.host is numeric (checked above) */
     if (opts.on_ready)
         opts.on_ready(opts.on_ready_user, opts.host, port);
     else
@@ -323,6 +524,7 @@ int vor_server_run(const vor_server_options *in)
     /* Graceful part of the stop: 1001 to every viewer, wait for them, bounded. */
     srv.stopping = true;
     lws_sul_cancel(&srv.poll_sul);
+    lws_sul_cancel(&srv.stall_sul);
     ws_stream_close_all(&srv);
     lws_sul_schedule(srv.context, 0, &timers.grace, grace_cb, SERVER_STOP_GRACE_MS * LWS_US_PER_MS);
     while (srv.viewer_count > 0 && !timers.grace_over)

@@ -3,7 +3,8 @@
  *
  * One libwebsockets context on one port serves three things:
  *
- *   GET|HEAD /...              the static panel from the site directory (default build/site),
+ *   GET|HEAD /...              the static panel from the site directory (--site, else the
+ *                              caller's default_site_dir, else build/site),
  *                              index.html as the default document ("dir" redirects to "dir/"),
  *                              MIME types from our own table (.wasm is application/wasm, unknown
  *                              extensions application/octet-stream), "cache-control: no-cache".
@@ -12,9 +13,10 @@
  *                              the wasm build may use threads. Paths that try to leave the site
  *                              directory (.., %2e%2e, symlinks pointing out) get 403/404; other
  *                              methods 405. Keep-alive and pipelining work.
- *   GET /api/captures          JSON list of the captures given on the command line: each FILE,
+ *   GET|HEAD /api/captures     JSON list of the captures given on the command line: each FILE,
  *                              and each *.vor directly inside each DIR (rescanned per request).
- *   GET /api/captures/<id>     one entry of that list; unknown id -> 404 {"error":"..."}.
+ *   GET|HEAD /api/captures/<id>  one entry of that list; unknown id -> 404 {"error":"..."};
+ *                              other methods 405 with "allow: GET, HEAD".
  *   ws://HOST:PORT/capture/<id>[?follow=0]   (subprotocol "vor-capture", or none)
  *                              streams the capture file as binary messages: exactly the bytes of
  *                              the file, in order, then (when following, the default) the bytes
@@ -27,7 +29,34 @@
  *   (0 bytes, or fewer than 8 bytes that are a prefix of the magic: still being created),
  *   "not-a-capture" (other magic), "missing" (a FILE argument that does not exist (yet)),
  *   "unreadable" (cannot be opened) or "not-a-file". The top-level object also has
- *   "truncated":true when more than VOR_SERVER_MAX_CAPTURES captures were found.
+ *   "truncated":true when the latest scan found more than VOR_SERVER_MAX_CAPTURES captures.
+ *   Ids: a capture keeps its id while its file exists, and gets it back when the file returns
+ *   after a while; ids are never reused for another file. Only present files count against
+ *   VOR_SERVER_MAX_CAPTURES; the names of up to VOR_SERVER_MAX_GONE_CAPTURES vanished files are
+ *   remembered (for their ids), beyond that the longest-gone are forgotten (a forgotten file
+ *   that comes back gets a new id).
+ *
+ * Who may connect (cross-site pages, DNS rebinding): requests from other origins and with
+ * foreign Host headers are refused.
+ *   HTTP: a Host header must name a loopback host (localhost, 127.0.0.0/8, [::1]; any port), the
+ *   bound --host address, or, when bound to 0.0.0.0 / ::, any IP address literal (a DNS name
+ *   other than localhost is what a rebinding attack sends); otherwise 403. No Host: allowed.
+ *   Websocket upgrade: the same Host rule, and an Origin header, when present, must be the
+ *   server itself: http(s)://HOST:PORT whose host:port equals the request's Host, or a loopback
+ *   host / the bound address with the server's own port. Otherwise 403 before the upgrade.
+ *   Clients without Origin (the CLI, node, curl) pass; browsers always send it on websockets.
+ *   When --host is not a loopback address, vor_server_run() prints a warning at start: captures
+ *   are then readable by anyone on that network, without authentication.
+ *
+ * Limits that answer instead of hanging up: a request path or query of SERVER_URI_MAX_BYTES
+ * (2 KiB) or more gets 414, however long it is (libwebsockets stops storing it at the limit);
+ * a Host or Origin header of 256 bytes or more gets 431. Headers the server never reads
+ * (Cookie, User-Agent, Referer, ...) are cut short rather than refused, so they cannot fill
+ * the 8 KiB of header space a request has. Only a request whose headers overflow that space
+ * anyway (e.g. one custom header of 10 KiB) is dropped by libwebsockets without a reply. A
+ * connection has 3 s to send its request headers (then it is closed), and up to 256 may be
+ * doing so at once, so idle connections cannot lock others out. libwebsockets' own log lines
+ * are filtered (the ones a client can provoke are dropped) and rate-limited (10 a minute).
  *
  * Websocket protocol (all text messages from the server are JSON objects with a "type"):
  *   server -> client, binary   the next bytes of the file (chunks of up to 64 KiB, boundaries
@@ -36,12 +65,19 @@
  *                              the server then closes with 1000.
  *                              {"type":"reset","reason":"truncated"|"replaced"|"removed",
  *                               "bytes":N}  the followed file shrank below what was sent, or its
- *                              path now names another file / nothing; closes with 1000. Reconnect
- *                              to read the new file from its start.
+ *                              path now names another file / nothing, or it was rewritten in
+ *                              place by a new run (its header, which holds the run's wall-clock
+ *                              start and pid, changed: "replaced"); closes with 1000. Reconnect
+ *                              to read the new file from its start. No byte of the new run is
+ *                              ever sent on the old stream: the header is re-checked after each
+ *                              chunk is read and before it is sent.
  *                              {"type":"error","message":"..."}  then a close with status:
  *                              1003 binary message received, 1008 bad JSON / unknown type / bad
- *                              value / bad URL / unknown id / not a capture, 1009 message over
+ *                              value / bad URL / unknown id / not a capture / not a regular
+ *                              file (a FIFO or device is never opened for reading: it could
+ *                              block the server) / foreign Origin or Host, 1009 message over
  *                              4 KiB, 1011 server-side failure (open/read), 1013 too many viewers.
+ *                              A stalled viewer (below) gets no message, only a close 1008.
  *   client -> server, text     {"type":"follow","value":false}  stop at the current end of file
  *                              (then "end"); {"type":"follow","value":true} keep following (not
  *                              after "end", nor when the server runs with --no-follow). No reply.
@@ -52,8 +88,13 @@
  * one shared read buffer. So a viewer costs one open file descriptor, ~5 KiB of state and at most
  * one unsent chunk inside libwebsockets; nothing is queued per viewer beyond that. A slow viewer
  * that falls behind a live capture is NOT dropped: it keeps reading the file at its own pace and
- * catches up when it can; a stalled one only holds its slot. At most max_viewers (default 64)
- * stream at once; further connections get an error and close 1013 "too many viewers".
+ * catches up when it can. A stalled viewer (its socket could not take the next chunk for
+ * stall_timeout_ms, default 60 s, while the server had bytes for it) is closed with 1008
+ * "viewer stalled: ..." (or, if it cannot even take the close frame, dropped 5 s later), so it
+ * frees its slot; a viewer waiting at the end of a quiet live capture is not stalled. TCP
+ * keepalive (60 s idle, 3 probes 10 s apart) ends connections whose peer vanished. At most
+ * max_viewers (default 64) stream at once; further connections get an error and close 1013
+ * "too many viewers".
  * Growth is detected by polling the file size every poll_interval_ms (default 50 ms) for viewers
  * that have caught up; nothing is polled when nobody waits.
  *
@@ -82,7 +123,10 @@ extern "C" {
 #define VOR_SERVER_MAX_VIEWERS_LIMIT 1024     /* options.max_viewers above this is an error */
 #define VOR_SERVER_DEFAULT_POLL_MS 50         /* used when options.poll_interval_ms == 0 */
 #define VOR_SERVER_MAX_PATHS 256              /* FILES|DIRS arguments accepted */
-#define VOR_SERVER_MAX_CAPTURES 1024          /* captures listed (ids ever assigned) */
+#define VOR_SERVER_MAX_CAPTURES 1024          /* captures listed (present files) */
+#define VOR_SERVER_MAX_GONE_CAPTURES 1024     /* vanished captures whose ids are remembered */
+#define VOR_SERVER_DEFAULT_STALL_MS 60000     /* used when options.stall_timeout_ms == 0 */
+#define VOR_SERVER_STALL_NEVER (-1)           /* options.stall_timeout_ms: never drop a viewer */
 
 /* Called once the server listens. host/port are what it bound (port resolved when ephemeral). */
 typedef void (*vor_server_ready_fn)(void *user, const char *host, int port);
@@ -91,10 +135,16 @@ typedef void (*vor_server_ready_fn)(void *user, const char *host, int port);
 typedef struct vor_server_options {
     const char *host;        /* NULL = "127.0.0.1"; a numeric IPv4/IPv6 address, or "localhost" */
     int port;                /* 0 = 8700; VOR_SERVER_PORT_ANY = ephemeral; else 1..65535 */
-    const char *site_dir;    /* NULL = "build/site" (relative to the working directory) */
+    const char *site_dir;    /* --site: NULL = default_site_dir */
+    const char *default_site_dir; /* the caller's default panel directory (e.g. one found next
+                              * to its executable); NULL = "build/site" (relative to the
+                              * working directory). vor_server_parse_args() leaves it NULL. */
     int no_follow;           /* 0 = follow growing captures (default); 1 = never follow */
     int max_viewers;         /* 0 = 64; 1..VOR_SERVER_MAX_VIEWERS_LIMIT */
     int poll_interval_ms;    /* 0 = 50; growth polling period for caught-up viewers, 1..10000 */
+    int stall_timeout_ms;    /* 0 = 60000; a viewer whose socket takes nothing for this long while
+                              * bytes wait for it is closed; 100..86400000, or
+                              * VOR_SERVER_STALL_NEVER */
     int path_count;          /* number of entries used in paths[] */
     const char *paths[VOR_SERVER_MAX_PATHS]; /* FILES|DIRS, borrowed (must outlive the run) */
     vor_server_ready_fn on_ready; /* NULL = print "vor serve: http://HOST:PORT/" to stderr */

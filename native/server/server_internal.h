@@ -3,7 +3,9 @@
  *
  * The server is split by job, one file each:
  *   args.c              `vor serve` command line -> vor_server_options (pure)
- *   server.c            lws context, protocol table, stop pipe, run loop and shutdown
+ *   server.c            lws context, protocol table, stop flag, run loop and shutdown, the
+ *                       Host/Origin gate, header limits, libwebsockets' log filter
+ *   access.c            Host and Origin header policy (pure): who may connect
  *   json_out.c          JSON text builder with string escaping (growable or fixed buffer)
  *   capture_registry.c  which files are captures: FILE/DIR arguments, ids, magic probing
  *   http_reply.c        buffered HTTP responses (status + headers + body) over lws
@@ -22,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <libwebsockets.h>
@@ -35,7 +38,8 @@ enum {
     SERVER_HTTP_BODY_CHUNK_BYTES = 16 * 1024, /* HTTP body bytes written per writable event */
     SERVER_JSON_MAX_BYTES = 4 * 1024 * 1024,  /* largest JSON response built */
     SERVER_STOP_GRACE_MS = 1000,        /* how long a stop waits for viewers to take a close */
-    SERVER_ERROR_CLOSE_TIMEOUT_S = 5    /* a refused viewer that cannot take its error: killed */
+    SERVER_ERROR_CLOSE_TIMEOUT_S = 5,   /* a refused viewer that cannot take its error: killed */
+    SERVER_HEADER_CHECK_BYTES = 4096    /* capture header bytes compared to detect a new run */
 };
 
 /* The 8 bytes every .vor capture starts with (docs/FORMAT.md). */
@@ -85,24 +89,37 @@ const char *capture_state_name(capture_state s);   /* "capture", "empty", ... */
 typedef struct capture_entry {
     char *path;       /* as given, or DIR "/" NAME for captures found in a directory */
     const char *name; /* points into path: the last component */
+    size_t id;        /* its id (shown as decimal text); never given to another file */
     int dir;          /* index into registry dirs, or -1 for a FILE argument */
     bool present;     /* FILE: always; DIR entry: seen in the latest scan */
+    uint64_t gone_at; /* !present: registry gone_clock when it vanished (oldest forgotten first) */
 } capture_entry;
 
 typedef struct capture_registry {
-    capture_entry *entries; /* id = index; ids are never reused while the server runs */
+    capture_entry *entries; /* in increasing id order; absent entries are remembered up to
+                             * VOR_SERVER_MAX_GONE_CAPTURES, then freed (oldest-gone first) */
     size_t count, cap;
+    size_t present;         /* entries with present set: at most VOR_SERVER_MAX_CAPTURES */
+    size_t next_id;         /* ids are handed out increasing from 0, never reused */
+    uint64_t gone_clock;    /* counts vanishings, orders absent entries by age */
     char **dirs;            /* DIR arguments, as given */
     size_t dir_count;
-    bool truncated;         /* a scan found more than VOR_SERVER_MAX_CAPTURES */
+    bool truncated;         /* the latest scan found more than VOR_SERVER_MAX_CAPTURES */
 } capture_registry;
 
 /* 0 on success; -1 (out of memory) with a message in err. Paths are classified once, here. */
 int registry_init(capture_registry *r, const char *const *paths, int count, char *err, size_t errlen);
 void registry_free(capture_registry *r);
 void registry_rescan(capture_registry *r);               /* rescans every DIR argument */
-/* The entry whose id is `id` (canonical decimal: "0", "17"; not "07", "+1", ""), or NULL. */
-const capture_entry *registry_find(const capture_registry *r, const char *id, size_t *index);
+/* The entry whose id is `id` (canonical decimal: "0", "17"; not "07", "+1", ""), or NULL
+ * (also for the id of a forgotten entry). Valid until the next rescan. */
+const capture_entry *registry_find(const capture_registry *r, const char *id);
+
+/* Opens `path` for reading without ever blocking (open(2) of a FIFO would wait for a writer,
+ * freezing the server) and keeps it only if it is a regular file. Returns the fd (close-on-exec,
+ * blocking mode restored) and fills *st; -1 when it cannot be opened (errno set); -2 when it
+ * is not a regular file (FIFO, device, directory, ...). extra_flags: e.g. O_NOFOLLOW. */
+int open_regular_file(const char *path, int extra_flags, struct stat *st);
 
 /* ---- http_reply.c ---- */
 typedef struct http_session {
@@ -156,6 +173,23 @@ typedef struct client_msg {
 client_msg_kind client_msg_parse(const char *text, size_t len, client_msg *out);
 const char *client_msg_problem(client_msg_kind kind);  /* human-readable, for error replies */
 
+/* ---- access.c: Host / Origin policy ---- */
+typedef struct access_policy {
+    int port;                 /* the port the server listens on */
+    int family;               /* AF_INET or AF_INET6: the bound address */
+    unsigned char addr[16];
+    bool wildcard;            /* bound to 0.0.0.0 or :: */
+} access_policy;
+
+/* host: the numeric address the server binds; 0, or -1 when it is not one. */
+int access_policy_init(access_policy *p, const char *host, int port);
+/* The Host header (NULL when absent) names this server? */
+bool access_host_allowed(const access_policy *p, const char *host_header);
+/* The Origin header (NULL when absent) is this server, for a request with this Host header? */
+bool access_origin_allowed(const access_policy *p, const char *origin, const char *host_header);
+/* localhost, 127.0.0.0/8, ::1 (and v4-mapped 127.x): only this machine can connect. */
+bool access_address_is_loopback(const char *host);
+
 /* ---- server.c: the running server, reachable from every callback ---- */
 typedef struct viewer viewer;
 
@@ -170,10 +204,18 @@ typedef struct server {
     int viewer_count;
     lws_sorted_usec_list_t poll_sul;  /* growth polling for caught-up viewers */
     bool poll_scheduled;
+    lws_sorted_usec_list_t stall_sul; /* stalled-viewer check, while viewers exist */
+    bool stall_scheduled;
+    access_policy access;             /* Host / Origin policy (port known once listening) */
     bool stopping;
 } server;
 
 server *server_from_wsi(struct lws *wsi);
+/* Host (and, for websocket upgrades, Origin) check of the request on wsi. NULL: allowed;
+ * else a short reason for the refusal. */
+const char *server_refusal(struct lws *wsi, server *srv, bool upgrade);
+/* LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: 0 to let the upgrade proceed, 1 after answering 403. */
+int server_confirm_upgrade(struct lws *wsi);
 
 /* ---- http_static.c / http_api.c: request handlers (return what the callback returns) ---- */
 int static_handle(struct lws *wsi, server *srv, http_session *s, const char *uri);
@@ -184,5 +226,10 @@ int ws_stream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
                        void *in, size_t len);
 size_t ws_stream_session_size(void);
 void ws_stream_close_all(server *srv);   /* on stop: close every viewer with 1001 */
+
+/* Capture header fingerprint (ws_stream.c): FNV-1a 64 over the first bytes of a capture, the
+ * fixed 16-byte header and its body, at most SERVER_HEADER_CHECK_BYTES. Exposed for tests. */
+size_t capture_header_length(const unsigned char *first16);  /* from bytes 0..15 */
+uint64_t capture_header_hash(const unsigned char *bytes, size_t n);
 
 #endif /* VOR_SERVER_INTERNAL_H */

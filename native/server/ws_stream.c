@@ -11,7 +11,11 @@
  *     socket simply stops being called back: it never delays other viewers or the loop.
  *   - Policy for a viewer far behind a live capture: it is not dropped; it reads the file at
  *     its own pace and catches up when it can (the writer is never affected, it only appends).
- *     A stalled viewer only holds its slot (max_viewers bounds how many can).
+ *     A stalled viewer - one whose socket has not become writable for stall_timeout_ms while
+ *     it had bytes to send - is closed (1008), so it gives its slot back; one lws timer
+ *     (stall_sul), running while viewers exist, checks for them. A viewer parked at the end of
+ *     a live capture is not "stalled": it is waiting for the file, not for its socket (a
+ *     vanished peer there is found by TCP keepalive).
  *   - A viewer that reaches the end of the file while following is parked in VIEWER_WAITING;
  *     one lws timer (poll_sul) fstat()s the parked viewers every poll_interval_ms and wakes
  *     those whose file grew. The timer runs only while someone is parked. Polling instead of
@@ -20,8 +24,20 @@
  *     what was sent ("truncated"), or whose path now names another inode ("replaced") or nothing
  *     ("removed") ends the stream with a "reset" text message, detected once the viewer has
  *     caught up with the old file's bytes (which its fd still reads correctly).
+ *   - A new run rewriting the same file in place (O_TRUNC, then more bytes than before by the
+ *     next poll) keeps the inode and never looks smaller, so it is recognised by its header
+ *     instead: the capture header (16 fixed bytes + the body, which holds the run's wall-clock
+ *     start and pid; at most SERVER_HEADER_CHECK_BYTES) is fingerprinted (FNV-1a 64) as it is
+ *     sent, and re-read and compared after every chunk is read and before it is sent, and when
+ *     a parked viewer's file changed (mtime). A different header ends the stream with reset
+ *     "replaced": no byte of the new run is appended to the old one. The cost is one small
+ *     pread per 64 KiB chunk.
  *   - The first 8 bytes must be the capture magic before anything is sent; a file still shorter
  *     than that (being created) is waited for when following.
+ *   - Only regular files are streamed; the file is opened non-blocking (open(2) of a FIFO
+ *     would wait for a writer and freeze the whole server) and refused (1008) if it is not one.
+ *   - The upgrade was already checked for a foreign Host/Origin (server.c, 403); ESTABLISHED
+ *     checks again (1008) so no path to a stream skips it.
  *   - Every terminal event (end, reset, refusal, client error, stop) goes through finish():
  *     at most one final text message, then a close with a status and reason. The first
  *     terminal event wins; input after it is ignored. A viewer that cannot even take its final
@@ -38,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 enum {
@@ -62,8 +79,15 @@ struct viewer {
     dev_t dev;
     ino_t ino;
     uint64_t offset;       /* bytes sent so far == next byte to read */
+    int64_t progress_ms;   /* monotonic ms of the last writable event (or of having bytes again) */
+    unsigned char head16[16]; /* the first 16 bytes as sent (header length at 12..15) */
+    size_t head_len;       /* header bytes fingerprinted, 0 until the first 16 were sent */
+    size_t head_hashed;    /* header bytes hashed so far (<= offset) */
+    uint64_t head_hash;    /* FNV-1a 64 of the header bytes as sent */
+    struct timespec head_mtime; /* the file's mtime when the header was last compared */
     bool follow;
     bool magic_ok;         /* the first 8 bytes were checked */
+    bool head_done;        /* head_hash covers the whole header (head_len bytes) */
     bool text_pending;     /* FINISHING: text[] still to send */
     bool close_started;    /* FINISHING: the close was handed to lws; ignore later writables */
     size_t text_len;
@@ -75,6 +99,82 @@ struct viewer {
 };
 
 size_t ws_stream_session_size(void) { return sizeof(viewer); }
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- capture header fingerprint ---- */
+
+enum { HEADER_FIXED_BYTES = 16 };
+#define FNV_OFFSET 14695981039346656037ull
+#define FNV_PRIME 1099511628211ull
+
+size_t capture_header_length(const unsigned char *first16)
+{
+    uint64_t body = (uint64_t)first16[12] | (uint64_t)first16[13] << 8 | (uint64_t)first16[14] << 16 |
+                    (uint64_t)first16[15] << 24;
+    uint64_t total = HEADER_FIXED_BYTES + body;
+    return total > SERVER_HEADER_CHECK_BYTES ? SERVER_HEADER_CHECK_BYTES : (size_t)total;
+}
+
+static uint64_t fnv_add(uint64_t h, const unsigned char *bytes, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        h ^= bytes[i];
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+uint64_t capture_header_hash(const unsigned char *bytes, size_t n)
+{
+    return fnv_add(FNV_OFFSET, bytes, n);
+}
+
+/* Feeds the header part of the n bytes about to be sent at v->offset into the fingerprint. */
+static void absorb_header(viewer *v, const unsigned char *buf, size_t n)
+{
+    uint64_t off = v->offset, end = off + n;
+    if (v->head_done || v->head_hashed < off)
+        return;
+    if (v->head_hashed == 0)
+        v->head_hash = FNV_OFFSET;
+    for (uint64_t i = off; i < end && i < HEADER_FIXED_BYTES; i++)
+        v->head16[i] = buf[i - off];
+    if (!v->head_len && end >= HEADER_FIXED_BYTES)
+        v->head_len = capture_header_length(v->head16);
+    uint64_t upto = v->head_len ? v->head_len : HEADER_FIXED_BYTES;
+    if (end < upto)
+        upto = end;
+    if (upto > v->head_hashed) {
+        v->head_hash = fnv_add(v->head_hash, buf + (v->head_hashed - off), (size_t)(upto - v->head_hashed));
+        v->head_hashed = (size_t)upto;
+    }
+    if (v->head_len && v->head_hashed == v->head_len)
+        v->head_done = true;
+}
+
+/* Is the file's header still the one this viewer sent? NULL when it is (or is not known yet),
+ * else the reset reason. */
+static const char *header_changed(viewer *v)
+{
+    unsigned char buf[SERVER_HEADER_CHECK_BYTES];
+    if (!v->head_done)
+        return NULL;
+    ssize_t got;
+    do
+        got = pread(v->fd, buf, v->head_len, 0);
+    while (got < 0 && errno == EINTR);
+    if (got < 0)
+        return NULL; /* a read error shows up on the next chunk read */
+    if ((size_t)got < v->head_len)
+        return "truncated";
+    return capture_header_hash(buf, v->head_len) == v->head_hash ? NULL : "replaced";
+}
 
 /* ---- terminal events ---- */
 
@@ -158,6 +258,15 @@ static void schedule_poll(server *srv)
                      (lws_usec_t)srv->opts->poll_interval_ms * LWS_US_PER_MS);
 }
 
+/* Back to streaming (from parked, or still streaming): a writable event is requested. */
+static void wake(viewer *v)
+{
+    if (v->phase == VIEWER_WAITING)
+        v->progress_ms = now_ms(); /* the stall clock runs only while bytes wait for the socket */
+    v->phase = VIEWER_STREAMING;
+    lws_callback_on_writable(v->wsi);
+}
+
 /* The file at v->path is still the one v->fd reads? Sets *why when not. */
 static bool same_file(const viewer *v, const char **why)
 {
@@ -188,13 +297,21 @@ static bool settle_at_eof(viewer *v)
     }
     uint64_t size = (uint64_t)st.st_size;
     uint64_t have = v->magic_ok ? v->offset : SERVER_CAPTURE_MAGIC_BYTES - 1;
-    if (size > have) { /* grew since the last read: go on streaming */
-        v->phase = VIEWER_STREAMING;
-        lws_callback_on_writable(v->wsi);
-        return false;
-    }
     if (size < v->offset) {
         reset_stream(v, "truncated");
+        return false;
+    }
+    if (v->head_done && (st.st_mtim.tv_sec != v->head_mtime.tv_sec || st.st_mtim.tv_nsec != v->head_mtime.tv_nsec)) {
+        /* Written to since the last look: rewritten in place by a new run? */
+        const char *changed = header_changed(v);
+        if (changed) {
+            reset_stream(v, changed);
+            return false;
+        }
+        v->head_mtime = st.st_mtim;
+    }
+    if (size > have) { /* grew since the last read: go on streaming */
+        wake(v);
         return false;
     }
     if (!v->follow) {
@@ -260,6 +377,14 @@ static int stream_chunk(viewer *v)
             schedule_poll(srv);
         return 0;
     }
+    absorb_header(v, buf, (size_t)n);
+    /* These bytes may already be a new run's, if the file was rewritten in place since the
+     * header was sent: compare the header now that the chunk is read, before sending it. */
+    const char *changed = header_changed(v);
+    if (changed) {
+        reset_stream(v, changed);
+        return 0;
+    }
     if (lws_write(v->wsi, buf, (size_t)n, LWS_WRITE_BINARY) < (int)n)
         return -1;
     v->offset += (uint64_t)n;
@@ -289,9 +414,50 @@ static int on_writeable(viewer *v)
                          (unsigned char *)v->close_reason, strlen(v->close_reason));
         return -1;
     }
-    if (v->phase == VIEWER_STREAMING)
+    if (v->phase == VIEWER_STREAMING) {
+        v->progress_ms = now_ms();
         return stream_chunk(v);
+    }
     return 0;
+}
+
+/* ---- stalled viewers ---- */
+
+static void stall_tick(lws_sorted_usec_list_t *sul);
+
+static int stall_period_ms(const server *srv)
+{
+    int p = srv->opts->stall_timeout_ms / 4;
+    return p < 10 ? 10 : p > 1000 ? 1000 : p;
+}
+
+static void schedule_stall_check(server *srv)
+{
+    if (srv->stall_scheduled || srv->stopping || srv->opts->stall_timeout_ms == VOR_SERVER_STALL_NEVER ||
+        srv->viewer_count == 0)
+        return;
+    srv->stall_scheduled = true;
+    lws_sul_schedule(srv->context, 0, &srv->stall_sul, stall_tick,
+                     (lws_usec_t)stall_period_ms(srv) * LWS_US_PER_MS);
+}
+
+static void stall_tick(lws_sorted_usec_list_t *sul)
+{
+    server *srv = lws_container_of(sul, server, stall_sul);
+    int64_t now = now_ms(), limit = srv->opts->stall_timeout_ms;
+
+    srv->stall_scheduled = false;
+    for (int i = 0; i < srv->opts->max_viewers; i++) {
+        viewer *v = srv->viewers[i];
+        if (v && v->phase == VIEWER_STREAMING && now - v->progress_ms >= limit) {
+            char why[96];
+            /* It cannot take bytes, so most likely not this close either: lws drops it after
+             * SERVER_ERROR_CLOSE_TIMEOUT_S. Its slot is free once it is closed. */
+            snprintf(why, sizeof why, "viewer stalled: took no data for %lld ms", (long long)limit);
+            finish(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, why, NULL);
+        }
+    }
+    schedule_stall_check(srv);
 }
 
 /* ---- connection set-up and client messages ---- */
@@ -323,6 +489,11 @@ static void on_established(struct lws *wsi, viewer *v, server *srv)
         fail_viewer(v, LWS_CLOSE_STATUS_GOINGAWAY, "server stopping");
         return;
     }
+    const char *refused = server_refusal(wsi, srv, true);
+    if (refused) {
+        fail_viewer(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, refused);
+        return;
+    }
     int n = lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
     if (n <= 0 || strncmp(uri, prefix, sizeof prefix - 1) != 0 || !uri[sizeof prefix - 1]) {
         failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "bad URL '%s': expected /capture/<id>",
@@ -346,10 +517,10 @@ static void on_established(struct lws *wsi, viewer *v, server *srv)
         fail_viewer(v, CLOSE_TRY_AGAIN_LATER, msg);
         return;
     }
-    const capture_entry *e = registry_find(&srv->registry, id, NULL);
+    const capture_entry *e = registry_find(&srv->registry, id);
     if (!e || !e->present) { /* maybe a capture that appeared in a DIR since the last listing */
         registry_rescan(&srv->registry);
-        e = registry_find(&srv->registry, id, NULL);
+        e = registry_find(&srv->registry, id);
     }
     if (!e || !e->present) {
         failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "unknown capture id '%s'", id);
@@ -359,13 +530,16 @@ static void on_established(struct lws *wsi, viewer *v, server *srv)
         fail_viewer(v, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "out of memory");
         return;
     }
-    v->fd = open(v->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (v->fd < 0) {
-        failf(v, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "cannot open %s: %s", e->name, strerror(errno));
+    /* Non-blocking open, regular files only: a FIFO here would block open(2) - and with it
+     * the whole server - until some process opened it for writing. */
+    v->fd = open_regular_file(v->path, 0, &st);
+    if (v->fd == -2) {
+        v->fd = -1;
+        failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "%s is not a regular file (not streamed)", e->name);
         return;
     }
-    if (fstat(v->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "%s is not a regular file", e->name);
+    if (v->fd < 0) {
+        failf(v, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "cannot open %s: %s", e->name, strerror(errno));
         return;
     }
     v->dev = st.st_dev;
@@ -378,6 +552,8 @@ static void on_established(struct lws *wsi, viewer *v, server *srv)
     srv->viewers[slot] = v;
     v->slot = slot;
     srv->viewer_count++;
+    v->progress_ms = now_ms();
+    schedule_stall_check(srv);
     lws_callback_on_writable(wsi);
 }
 
@@ -407,10 +583,8 @@ static void on_receive(viewer *v, const void *in, size_t len)
         return;
     }
     v->follow = msg.follow && !v->srv->opts->no_follow;
-    if (!v->follow && v->phase == VIEWER_WAITING) { /* parked at the end: end now */
-        v->phase = VIEWER_STREAMING;
-        lws_callback_on_writable(v->wsi);
-    }
+    if (!v->follow && v->phase == VIEWER_WAITING) /* parked at the end: end now */
+        wake(v);
 }
 
 static void on_closed(viewer *v)
@@ -442,8 +616,11 @@ int ws_stream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     viewer *v = user;
 
     /* New HTTP connections are bound to this (default) protocol until lws routes them, so
-     * anything but the four websocket events is not ours: let lws's default handle it. */
+     * anything but the websocket events is not ours: let lws's default handle it. The upgrade
+     * request of a fresh connection is confirmed (Host/Origin check) here. */
     switch (reason) {
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+        return server_confirm_upgrade(wsi);
     case LWS_CALLBACK_ESTABLISHED:
         if (!v)
             return -1;

@@ -13,6 +13,7 @@ test -f "$libdir/libvor.a"
 test -f "$libdir/libvor.so"
 test -f "$tmp/prefix/include/vor/reader.h"
 "$tmp/prefix/bin/vor" --version | grep -q "^vor "
+test -f "$tmp/prefix/share/vor/site/index.html"   # the panel, for vor serve
 
 cmake -S "$consumer" -B "$tmp/cmake-build" -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/configure.log"
 cmake --build "$tmp/cmake-build" > "$tmp/build.log"

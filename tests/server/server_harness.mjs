@@ -109,8 +109,9 @@ export function get(port, pathText, extra = '') {
  * A websocket viewer collecting everything: binary messages (concatenated) and text messages
  * (parsed JSON). `done` resolves at close with {code, reason, data, texts}.
  */
-export function viewer(url, { protocol = 'vor-capture' } = {}) {
-  const ws = protocol ? new WebSocket(url, protocol) : new WebSocket(url);
+export function viewer(url, { protocol = 'vor-capture', origin } = {}) {
+  const options = origin ? { origin } : {};
+  const ws = protocol ? new WebSocket(url, protocol, options) : new WebSocket(url, options);
   const chunks = [];
   const texts = [];
   let bytes = 0;
@@ -154,6 +155,56 @@ export function stalledViewer(port, pathText) {
       `Sec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
       'Sec-WebSocket-Protocol: vor-capture\r\n\r\n');
   });
+}
+
+/**
+ * A websocket upgrade request sent verbatim (any Host/Origin a browser might send); resolves
+ * with the status and headers of the answer and closes the connection.
+ */
+export function rawUpgrade(port, pathText, headers) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    let head = Buffer.alloc(0);
+    const timer = setTimeout(() => { sock.destroy(); reject(new Error('no answer to the upgrade')); }, 5000);
+    sock.on('error', () => {});
+    sock.on('data', (d) => {
+      head = Buffer.concat([head, d]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      clearTimeout(timer);
+      const lines = head.subarray(0, end).toString('latin1').split('\r\n');
+      sock.destroy();
+      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(lines[0])?.[1] ?? NaN), head: lines.join('\n'),
+        body: head.subarray(end + 4).toString() });
+    });
+    sock.on('close', () => { clearTimeout(timer); resolve({ status: null, head: head.toString('latin1'), body: '' }); });
+    sock.write(`GET ${pathText} HTTP/1.1\r\n${headers}Upgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
+      'Sec-WebSocket-Protocol: vor-capture\r\n\r\n');
+  });
+}
+
+/**
+ * A capture with a real header (docs/FORMAT.md section 2): magic, version 1.0, body length,
+ * then a body holding flags, the wall-clock start and the pid, then `bytes` random record bytes.
+ */
+export function captureWithHeader(bytes, { pid = 1234, wallNs = 1700000000000000000n } = {}) {
+  const producer = Buffer.from('vor test');
+  const body = Buffer.concat([
+    Buffer.from([0]), // flags
+    (() => { const b = Buffer.alloc(8); b.writeBigUInt64LE(wallNs); return b; })(),
+    Buffer.from([1, producer.length]), producer, // time unit, producer
+    Buffer.from([4]), Buffer.from('test'), // process name
+    Buffer.from([pid & 0x7f | 0x80, (pid >> 7) & 0x7f]), // pid (varint, < 2^14)
+    Buffer.from([1, 0, 8]), Buffer.from('frame_ms'), Buffer.from([2]), Buffer.from('ms'), Buffer.from([0]),
+    Buffer.alloc(8),
+  ]);
+  const fixed = Buffer.alloc(16);
+  MAGIC.copy(fixed);
+  fixed.writeUInt16LE(1, 8);
+  fixed.writeUInt16LE(0, 10);
+  fixed.writeUInt32LE(body.length, 12);
+  return Buffer.concat([fixed, body, crypto.randomBytes(bytes)]);
 }
 
 export async function listCaptures(srv) {

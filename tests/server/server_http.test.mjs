@@ -1,13 +1,17 @@
-// server_http.test.mjs - the HTTP side of `vor serve`: static files, headers, traversal, listing.
+// server_http.test.mjs - the HTTP side of `vor serve`: static files, headers, traversal, listing,
+// who may connect (Host header), HEAD on the API, over-long requests, idle connections, FIFOs,
+// capture churn and the start-up warnings.
 //
 // Run: node tests/server/server_http.test.mjs build/native/bin/test_server_host
 // One server for the whole file (site + capture dir in a temp directory); requests that must
 // not be normalised by a client library go over raw TCP.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { MAGIC, captureBytes, get, listCaptures, makeTmp, rawHttp, startServer } from './server_harness.mjs';
+import { MAGIC, captureBytes, get, listCaptures, makeTmp, rawHttp, sleep, startServer } from './server_harness.mjs';
 
 const root = makeTmp('http');
 const site = path.join(root, 'site');
@@ -88,16 +92,16 @@ describe('static files', () => {
   });
 
   test('HEAD gives the headers without a body; other methods get 405', async () => {
-    const h = await rawHttp(srv.port, 'HEAD /app.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const h = await rawHttp(srv.port, 'HEAD /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
     assert.equal(h.status, 200);
     assert.equal(h.body.length, 0);
-    const p = await rawHttp(srv.port, 'POST /app.js HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    const p = await rawHttp(srv.port, 'POST /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
     assert.equal(p.status, 405);
   });
 
   test('keep-alive: several requests on one connection', async () => {
     const r = await rawHttp(srv.port,
-      'GET /app.js HTTP/1.1\r\nHost: x\r\n\r\nGET /style.css HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      'GET /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /style.css HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
     const text = r.raw.toString('latin1');
     assert.equal(text.match(/HTTP\/1\.1 200/g)?.length, 2, text);
     assert.ok(text.includes(files['app.js'][0]) && text.includes(files['style.css'][0]));
@@ -241,6 +245,199 @@ describe('capture listing', () => {
     const other = await fetch(`${srv.http}/api/other`);
     assert.equal(other.status, 404);
     assert.ok((await other.json()).error);
+  });
+});
+
+describe('who may connect: the Host header', () => {
+  const request = (p, host) => rawHttp(srv.port, `GET ${p} HTTP/1.1\r\n${host === null ? '' : `Host: ${host}\r\n`}Connection: close\r\n\r\n`);
+
+  test('a foreign Host (DNS rebinding, cross-site) gets 403 with a short reason, for pages and the API', async () => {
+    fs.writeFileSync(path.join(caps, 'hostcheck.vor'), captureBytes(10));
+    for (const host of ['evil.example', `evil.example:${srv.port}`, `127.0.0.1.evil.example:${srv.port}`,
+      `localhost.evil.example`, `10.11.12.13:${srv.port}`, 'x']) {
+      for (const p of ['/', '/app.js', '/api/captures', '/api/captures/0']) {
+        const r = await request(p, host);
+        assert.equal(r.status, 403, `Host '${host}' ${p}: HTTP ${r.status}`);
+        assert.match(r.body.toString(), /foreign Host/);
+        assert.ok(!r.body.includes('hostcheck') && !r.body.includes('index'), 'content leaked');
+        assertIsolationHeaders(r, `403 for ${host}`);
+      }
+    }
+  });
+
+  test('loopback names (any port), the bound address and no Host at all are served', async () => {
+    for (const host of ['127.0.0.1', `127.0.0.1:${srv.port}`, `localhost:${srv.port}`, 'LOCALHOST',
+      `[::1]:${srv.port}`, 'localhost:9999']) {
+      assert.equal((await request('/app.js', host)).status, 200, `Host '${host}'`);
+      assert.equal((await request('/api/captures', host)).status, 200, `Host '${host}'`);
+    }
+    const r = await rawHttp(srv.port, 'GET /app.js HTTP/1.0\r\n\r\n'); // HTTP/1.0 tools send none
+    assert.equal(r.status, 200);
+    assert.equal((await fetch(`${srv.http}/api/captures`)).status, 200); // what node/the CLI send
+  });
+
+  test('an over-long Host is refused with 431', async () => {
+    const r = await request('/', `${'a'.repeat(300)}.localhost`);
+    assert.equal(r.status, 431);
+  });
+});
+
+describe('HEAD and other methods on the API', () => {
+  test('HEAD /api/captures: 200, the GET headers (Content-Length included), no body', async () => {
+    const g = await get(srv.port, '/api/captures');
+    const h = await rawHttp(srv.port, 'HEAD /api/captures HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    assert.equal(h.status, 200);
+    assert.equal(h.headers['content-type'], 'application/json');
+    assert.equal(h.body.length, 0);
+    assert.ok(Math.abs(Number(h.headers['content-length']) - g.body.length) < 64, 'content-length of the listing');
+    assertIsolationHeaders(h, 'HEAD api');
+    const one = await rawHttp(srv.port, 'HEAD /api/captures/99999 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    assert.equal(one.status, 404);
+    assert.equal(one.body.length, 0);
+  });
+
+  test('other methods get 405 with "allow: GET, HEAD"', async () => {
+    for (const m of ['POST', 'PUT', 'DELETE']) {
+      const r = await rawHttp(srv.port, `${m} /api/captures HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      assert.equal(r.status, 405, m);
+      assert.equal(r.headers.allow, 'GET, HEAD', m);
+    }
+    const r = await rawHttp(srv.port, 'POST /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    assert.equal(r.headers.allow, 'GET, HEAD');
+  });
+});
+
+describe('over-long requests are answered, and do not flood stderr', () => {
+  const lwsLines = () => srv.stderr().split('\n').filter((l) => l.includes('libwebsockets')).length;
+
+  test('a path or query of 2 KiB or more gets 414, however long', async () => {
+    const before = lwsLines();
+    for (const n of [2100, 5000, 20000, 200000]) {
+      const r = await get(srv.port, `/${'a'.repeat(n)}`);
+      assert.equal(r.status, 414, `path of ${n} bytes: ${r.status}`);
+      assert.match(r.body.toString(), /too long/);
+      const q = await get(srv.port, `/api/captures?x=${'b'.repeat(n)}`);
+      assert.equal(q.status, 414, `query of ${n} bytes: ${q.status}`);
+    }
+    const ws = await rawHttp(srv.port, `GET /capture/${'9'.repeat(5000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+      'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n' +
+      'Sec-WebSocket-Version: 13\r\n\r\n');
+    assert.equal(ws.status, 414, 'an over-long websocket path is refused before the upgrade');
+    assert.equal(lwsLines(), before, `libwebsockets logged:\n${srv.stderr()}`);
+  });
+
+  test('big headers the server does not read (Cookie, User-Agent, Referer) are cut, not refused', async () => {
+    const big = 'c'.repeat(6000);
+    const r = await get(srv.port, '/app.js', `Cookie: ${big}\r\nUser-Agent: ${big}\r\nReferer: http://x/${big}\r\n`);
+    assert.equal(r.status, 200);
+  });
+
+  test('headers overflowing the request header space: no stderr flood, the server keeps serving', async () => {
+    const before = lwsLines();
+    const results = await Promise.all(Array.from({ length: 40 }, () =>
+      get(srv.port, '/app.js', `X-Huge: ${'h'.repeat(12000)}\r\n`).catch(() => ({ status: 'error' }))));
+    for (const r of results) assert.notEqual(r.status, 200);
+    assert.equal(lwsLines(), before, `libwebsockets logged:\n${srv.stderr()}`);
+    assert.equal((await get(srv.port, '/app.js')).status, 200);
+  });
+});
+
+describe('idle connections do not lock others out', () => {
+  test('64 idle connections: a normal request still answers within a second', async () => {
+    const idle = [];
+    for (let i = 0; i < 64; i++) {
+      const s = net.connect(srv.port, '127.0.0.1');
+      s.on('error', () => {});
+      if (i % 2) s.on('connect', () => s.write('GET /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\n')); // never ends
+      idle.push(s);
+    }
+    await Promise.all(idle.map((s) => new Promise((r) => (s.connecting ? s.once('connect', r) : r()))));
+    await sleep(200); // let the server accept them all
+    try {
+      const t0 = performance.now();
+      const r = await get(srv.port, '/app.js');
+      const ms = performance.now() - t0;
+      assert.equal(r.status, 200);
+      assert.ok(ms < 1000, `request took ${ms.toFixed(0)} ms with 64 idle connections`);
+      const a = await fetch(`${srv.http}/api/captures`);
+      assert.equal(a.status, 200);
+    } finally {
+      for (const s of idle) s.destroy();
+    }
+  });
+
+  test('a connection that never finishes its request headers is closed after a few seconds', async () => {
+    const s = net.connect(srv.port, '127.0.0.1');
+    s.on('error', () => {});
+    s.on('connect', () => s.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
+    s.resume();
+    const t0 = performance.now();
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { s.destroy(); reject(new Error('still open after 8 s')); }, 8000);
+      s.on('close', () => { clearTimeout(timer); resolve(); });
+    });
+    const ms = performance.now() - t0;
+    assert.ok(ms > 1500 && ms < 6000, `closed after ${ms.toFixed(0)} ms`);
+  });
+});
+
+describe('a FIFO given as a capture', () => {
+  test('is listed as not-a-file and never blocks the server', async () => {
+    const dir = makeTmp('fifo');
+    const fifo = path.join(dir, 'pipe.vor');
+    execFileSync('mkfifo', [fifo]);
+    const s = await startServer([fifo]);
+    try {
+      const t0 = performance.now();
+      const list = await listCaptures(s);
+      assert.ok(performance.now() - t0 < 2000);
+      assert.equal(list[0].state, 'not-a-file');
+      assert.equal(list[0].ws, undefined);
+      const one = await fetch(`${s.http}/api/captures/${list[0].id}`);
+      assert.equal(one.status, 200);
+    } finally {
+      assert.equal((await s.stop()).code, 0);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('many captures over time', () => {
+  test('after 1,100 capture names came and went, a new capture is still listed', async () => {
+    const dir = makeTmp('churn');
+    const s = await startServer([dir]);
+    try {
+      for (let batch = 0; batch < 11; batch++) {
+        const names = Array.from({ length: 100 }, (_, i) => `b${batch}-${i}.vor`);
+        for (const n of names) fs.writeFileSync(path.join(dir, n), MAGIC);
+        assert.equal((await listCaptures(s)).length, 100, `batch ${batch} listed`);
+        for (const n of names) fs.rmSync(path.join(dir, n));
+        assert.equal((await listCaptures(s)).length, 0);
+      }
+      fs.writeFileSync(path.join(dir, 'fresh.vor'), captureBytes(10));
+      const list = await listCaptures(s);
+      assert.equal(list.length, 1);
+      assert.equal(list[0].name, 'fresh.vor');
+      assert.equal(list[0].state, 'capture');
+      const body = await (await fetch(`${s.http}/api/captures`)).json();
+      assert.equal(body.truncated, undefined);
+    } finally {
+      assert.equal((await s.stop()).code, 0);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('start-up warnings', () => {
+  test('a non-loopback --host warns that captures are reachable without authentication', async () => {
+    const s = await startServer(['--host', '0.0.0.0', '--site', site]);
+    const r = await s.stop();
+    assert.equal(r.code, 0);
+    assert.match(r.stderr, /warning: --host 0\.0\.0\.0 is not a loopback address: captures are readable by anyone on that network, without authentication/);
+    assert.equal(r.stderr.split('\n').filter((l) => l.includes('loopback')).length, 1);
+    const quiet = await startServer(['--site', site]);
+    const q = await quiet.stop();
+    assert.ok(!q.stderr.includes('loopback'), q.stderr);
   });
 });
 

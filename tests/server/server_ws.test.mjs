@@ -1,18 +1,21 @@
 // server_ws.test.mjs - capture streams over websockets: fidelity, growth, fan-out, stalls,
-// garbage input, the viewer cap, truncation/replacement, and stopping.
+// garbage input, who may connect (Origin/Host), FIFOs, the viewer cap, stalled viewers, TCP
+// keepalive, truncation/replacement (also a new run rewriting the file in place), and stopping.
 //
 // Run: node tests/server/server_ws.test.mjs build/native/bin/test_server_host
 // Captures are synthetic: the 8-byte magic then random bytes (the server never parses records),
 // so "byte-identical to the file" is a strong check. Timing assertions compare runs against a
 // baseline measured in the same process instead of hard-coding speeds.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
-  MAGIC, captureBytes, captureId, listCaptures, makeTmp, sleep, stalledViewer, startServer, viewer, withTimeout,
+  MAGIC, captureBytes, captureId, captureWithHeader, listCaptures, makeTmp, rawUpgrade, sleep, stalledViewer,
+  startServer, viewer, withTimeout,
 } from './server_harness.mjs';
 
 const root = makeTmp('ws');
@@ -355,6 +358,236 @@ describe('file changes under a follower', () => {
     fs.rmSync(file);
     const r = await withTimeout(v.done, 5000, 'reset');
     assert.deepEqual(r.texts, [{ type: 'reset', reason: 'removed', bytes: 108 }]);
+  });
+});
+
+describe('who may connect: Origin and Host on the upgrade', () => {
+  let id;
+  let content;
+  before(async () => {
+    content = captureBytes(3000);
+    writeCapture('origin.vor', content);
+    id = await captureId(srv, 'origin.vor');
+  });
+
+  test('a page from another site cannot read captures: 403 before the upgrade', async () => {
+    for (const origin of ['https://evil.example', `http://evil.example:${srv.port}`, 'null',
+      `http://localhost:${srv.port + 1}`, 'http://localhost', `http://127.0.0.1:${srv.port}.evil.example`]) {
+      const v = viewer(`${srv.ws}/capture/${id}?follow=0`, { origin });
+      assert.equal(await v.opened, false, `Origin ${origin} was accepted`);
+      const r = await withTimeout(v.done, 5000, origin);
+      assert.match(r.error ?? '', /403/, `Origin ${origin}: ${r.error}`);
+      assert.equal(r.data.length, 0);
+    }
+    // ids are sequential: the first capture of a default `vor serve` is /capture/0
+    const r = await rawUpgrade(srv.port, '/capture/0', `Host: 127.0.0.1:${srv.port}\r\nOrigin: https://evil.example\r\n`);
+    assert.equal(r.status, 403);
+    assert.match(r.body, /cross-origin/);
+  });
+
+  test('DNS rebinding (foreign Host, matching Origin) is refused too', async () => {
+    const host = `attacker.example:${srv.port}`;
+    const r = await rawUpgrade(srv.port, `/capture/${id}`, `Host: ${host}\r\nOrigin: http://${host}\r\n`);
+    assert.equal(r.status, 403);
+    assert.match(r.body, /Host/);
+    const noOrigin = await rawUpgrade(srv.port, `/capture/${id}`, `Host: ${host}\r\n`);
+    assert.equal(noOrigin.status, 403);
+  });
+
+  test('the panel served by this server (any loopback name, or a tunnel) and non-browser clients pass', async () => {
+    for (const origin of [`http://127.0.0.1:${srv.port}`, `http://localhost:${srv.port}`, `http://[::1]:${srv.port}`, undefined]) {
+      const r = await withTimeout(viewer(`${srv.ws}/capture/${id}?follow=0`, { origin }).done, 5000, String(origin));
+      assert.equal(r.code, 1000, `Origin ${origin}: ${r.code} ${r.reason} ${r.error}`);
+      assert.ok(r.data.equals(content));
+    }
+    const tunnel = await rawUpgrade(srv.port, `/capture/${id}`, 'Host: localhost:9000\r\nOrigin: http://localhost:9000\r\n');
+    assert.equal(tunnel.status, 101, tunnel.head);
+  });
+
+  test('an upgrade on a keep-alive connection after a plain request is checked as well', async () => {
+    const r = await new Promise((resolve) => {
+      const sock = net.connect(srv.port, '127.0.0.1');
+      let all = '';
+      sock.on('data', (d) => {
+        all += d.toString('latin1');
+        if (/HTTP\/1\.1 (101|403)[^]*\r\n\r\n/.test(all.slice(all.indexOf('\r\n\r\n') + 4))) { sock.destroy(); resolve(all); }
+      });
+      sock.on('close', () => resolve(all));
+      sock.write('GET /api/captures HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      setTimeout(() => sock.write(`GET /capture/${id} HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example\r\n` +
+        'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n' +
+        'Sec-WebSocket-Version: 13\r\n\r\n'), 200);
+      setTimeout(() => { sock.destroy(); resolve(all); }, 3000);
+    });
+    const statuses = [...r.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1]);
+    assert.equal(statuses[0], '200');
+    assert.ok(!statuses.includes('101'), `the cross-origin upgrade was accepted: ${statuses}`);
+  });
+});
+
+describe('a FIFO where a capture was expected', () => {
+  test('is refused with a close reason at once, and the server keeps serving', async () => {
+    const dir = makeTmp('fifo');
+    const fifo = path.join(dir, 'pipe.vor');
+    const good = path.join(dir, 'good.vor');
+    execFileSync('mkfifo', [fifo]);
+    const content = captureBytes(1000);
+    fs.writeFileSync(good, content);
+    const s = await startServer([fifo, good]);
+    try {
+      const list = await listCaptures(s);
+      const r = await withTimeout(viewer(`${s.ws}/capture/${list.find((c) => c.name === 'pipe.vor').id}`).done,
+        3000, 'refusal of the FIFO');
+      assert.equal(r.code, 1008);
+      assert.match(r.reason, /not a regular file/);
+      assert.match(r.texts[0].message, /pipe\.vor is not a regular file/);
+      const t0 = performance.now();
+      assert.equal((await fetch(`${s.http}/api/captures`)).status, 200);
+      assert.ok(performance.now() - t0 < 1000);
+      const ok = await withTimeout(viewer(`${s.ws}/capture/${list.find((c) => c.name === 'good.vor').id}?follow=0`).done,
+        3000, 'the regular capture');
+      assert.ok(ok.data.equals(content));
+    } finally {
+      // Unblocks a server stuck in open(2) on the FIFO (the bug this guards against).
+      try { fs.closeSync(fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)); } catch { /* no reader */ }
+      assert.equal((await s.stop()).code, 0);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a new run rewriting the followed file in place', () => {
+  test('truncated and rewritten longer before the next poll: reset "replaced", no byte of the new run', async () => {
+    const dir = makeTmp('rewrite');
+    const file = path.join(dir, 'run.vor');
+    const first = captureWithHeader(5000, { pid: 100, wallNs: 1700000000000000000n });
+    fs.writeFileSync(file, first);
+    const s = await startServer([dir], { VOR_TEST_POLL_MS: '400' });
+    try {
+      const id = await captureId(s, 'run.vor');
+      const v = viewer(`${s.ws}/capture/${id}`);
+      await withTimeout((async () => { while (v.bytes() < first.length) await sleep(5); })(), 5000, 'first run');
+      await sleep(50); // parked at the end, next poll up to 400 ms away
+      const inodeBefore = fs.statSync(file).ino;
+      fs.writeFileSync(file, captureWithHeader(50000, { pid: 101, wallNs: 1700000000500000000n })); // O_TRUNC + write
+      assert.equal(fs.statSync(file).ino, inodeBefore, 'same inode: only the header tells the runs apart');
+      const r = await withTimeout(v.done, 5000, 'reset');
+      assert.ok(r.data.equals(first), `the viewer got ${r.data.length} bytes, the first run has ${first.length}`);
+      assert.deepEqual(r.texts, [{ type: 'reset', reason: 'replaced', bytes: first.length }]);
+      assert.equal(r.code, 1000);
+    } finally {
+      assert.equal((await s.stop()).code, 0);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('rewritten while a viewer is still reading the old run: it gets a prefix of the old run, then a reset', async () => {
+    const dir = makeTmp('rewrite2');
+    const file = path.join(dir, 'run.vor');
+    const first = captureWithHeader(24 * 1024 * 1024, { pid: 200 });
+    fs.writeFileSync(file, first);
+    const s = await startServer([dir]);
+    try {
+      const id = await captureId(s, 'run.vor');
+      const v = viewer(`${s.ws}/capture/${id}`);
+      await withTimeout((async () => { while (v.bytes() < 1024 * 1024) await sleep(1); })(), 5000, 'first MiB');
+      v.ws._socket.pause(); // stop reading: the server is mid-file
+      await sleep(100);
+      fs.writeFileSync(file, captureWithHeader(32 * 1024 * 1024, { pid: 201 }));
+      v.ws._socket.resume();
+      const r = await withTimeout(v.done, 20000, 'reset');
+      // Usually mid-file; if socket buffers absorbed the whole old run first, this is the
+      // at-the-end case instead: either way only old-run bytes, then the reset.
+      if (r.data.length === first.length) console.log('# the old run was already all sent before the rewrite');
+      assert.ok(r.data.equals(first.subarray(0, r.data.length)), 'bytes of the new run were sent on the old stream');
+      assert.equal(r.texts.length, 1);
+      assert.equal(r.texts[0].type, 'reset');
+      assert.ok(['replaced', 'truncated'].includes(r.texts[0].reason), r.texts[0].reason);
+      assert.equal(r.texts[0].bytes, r.data.length);
+    } finally {
+      assert.equal((await s.stop()).code, 0);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a real capture that keeps growing is followed to the end without a false reset', async () => {
+    const file = writeCapture('grow-header.vor', captureWithHeader(100, { pid: 300 }));
+    const id = await captureId(srv, 'grow-header.vor');
+    const v = viewer(`${srv.ws}/capture/${id}`);
+    await v.opened;
+    for (let i = 0; i < 30; i++) {
+      fs.appendFileSync(file, crypto.randomBytes(1 + crypto.randomInt(100000)));
+      await sleep(10);
+    }
+    const size = fs.statSync(file).size;
+    await withTimeout((async () => { while (v.bytes() < size) await sleep(5); })(), 10000, 'growth');
+    follow(v, false);
+    const r = await v.done;
+    assert.deepEqual(r.texts, [{ type: 'end', bytes: size }]);
+    assert.ok(r.data.equals(fs.readFileSync(file)));
+  });
+});
+
+describe('stalled viewers give their slot back', () => {
+  test('viewers that take nothing are closed after the stall timeout; others get their slots', async () => {
+    const dir = makeTmp('stall');
+    fs.writeFileSync(path.join(dir, 'big.vor'), captureBytes(16 * 1024 * 1024));
+    const s = await startServer([dir], { VOR_TEST_MAX_VIEWERS: '2', VOR_TEST_STALL_MS: '500' });
+    try {
+      const id = await captureId(s, 'big.vor');
+      const t0 = performance.now();
+      const stalls = [await stalledViewer(s.port, `/capture/${id}`), await stalledViewer(s.port, `/capture/${id}`)];
+      const refused = await withTimeout(viewer(`${s.ws}/capture/${id}?follow=0`).done, 5000, 'refusal');
+      assert.equal(refused.code, 1013, 'both slots should be held at first');
+      // Stalled after 0.5 s; they cannot take the close frame either, so they are dropped
+      // SERVER_ERROR_CLOSE_TIMEOUT_S (5 s) later and their slots are free again.
+      let again;
+      while (performance.now() - t0 < 15000) {
+        again = await withTimeout(viewer(`${s.ws}/capture/${id}?follow=0`).done, 30000, 'a viewer');
+        if (again.code !== 1013) break;
+        await sleep(250);
+      }
+      assert.equal(again.code, 1000, `${again.code} ${again.reason}: the stalled viewers kept their slots`);
+      assert.equal(again.data.length, 16 * 1024 * 1024 + 8);
+      for (const sock of stalls) sock.destroy();
+    } finally {
+      assert.equal((await s.stop()).code, 0);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a follower waiting at the end of a quiet capture is not "stalled"', async () => {
+    const dir = makeTmp('quiet');
+    const file = path.join(dir, 'q.vor');
+    fs.writeFileSync(file, captureBytes(100));
+    const s = await startServer([dir], { VOR_TEST_STALL_MS: '300' });
+    try {
+      const id = await captureId(s, 'q.vor');
+      const v = viewer(`${s.ws}/capture/${id}`);
+      await withTimeout((async () => { while (v.bytes() < 108) await sleep(5); })(), 5000, 'bytes');
+      await sleep(1200); // four stall periods with nothing to send
+      fs.appendFileSync(file, Buffer.from('later'));
+      await withTimeout((async () => { while (v.bytes() < 113) await sleep(5); })(), 5000, 'appended bytes');
+      follow(v, false);
+      const r = await v.done;
+      assert.deepEqual(r.texts, [{ type: 'end', bytes: 113 }]);
+    } finally {
+      assert.equal((await s.stop()).code, 0);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the server\'s sockets use TCP keepalive (vanished peers are noticed)', async (t) => {
+    let ss;
+    try { ss = execFileSync('ss', ['-V']); } catch { /* not installed */ }
+    if (!ss) return t.skip('ss (iproute2) not available');
+    const id = await captureId(srv, 'origin.vor');
+    const v = viewer(`${srv.ws}/capture/${id}`);
+    await v.opened;
+    await sleep(100);
+    const out = execFileSync('ss', ['-tnoH', 'state', 'established', `( sport = :${srv.port} )`]).toString();
+    v.ws.close();
+    assert.match(out, /timer:\(keepalive,/, out);
   });
 });
 

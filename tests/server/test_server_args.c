@@ -31,6 +31,8 @@ static void test_no_arguments_gives_defaults(void **state)
     assert_int_equal(o.no_follow, 0);
     assert_int_equal(o.path_count, 0);
     assert_int_equal(o.max_viewers, 0);
+    assert_int_equal(o.stall_timeout_ms, 0);
+    assert_null(o.default_site_dir); /* the caller's to set */
     assert_string_equal(err, "");
 }
 
@@ -104,6 +106,7 @@ static void test_help_wins(void **state)
     assert_non_null(strstr(u, "--port"));
     assert_non_null(strstr(u, "--no-follow"));
     assert_non_null(strstr(u, "127.0.0.1"));
+    assert_non_null(strstr(u, "Requests from other origins and with foreign Host headers are refused"));
     assert_int_equal(u[strlen(u) - 1], '\n');
 }
 

@@ -5,7 +5,8 @@
  * an ephemeral port of 127.0.0.1, reports it through on_ready, answers a few HTTP requests made
  * with plain sockets, and stops on vor_server_request_stop() called from this thread. Under
  * ASan/LSan (VOR_SANITIZE=address) the process exit also proves that every run freed its memory.
- * Also: bad options return 2, a busy port returns 1, a stop requested before the run returns 0.
+ * Also: bad options return 2, a busy port returns 1, a stop requested before the run returns 0,
+ * and the caller's default site directory is used unless site_dir (--site) is given.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -214,7 +215,54 @@ static void test_bad_options_return_2(void **state)
     o.port = VOR_SERVER_PORT_ANY;
     o.poll_interval_ms = 20000;
     assert_int_equal(vor_server_run(&o), 2);
+    memset(&o, 0, sizeof o);
+    o.port = VOR_SERVER_PORT_ANY;
+    o.stall_timeout_ms = 50;
+    assert_int_equal(vor_server_run(&o), 2);
+    o.stall_timeout_ms = -7;
+    assert_int_equal(vor_server_run(&o), 2);
     assert_int_equal(vor_server_run(NULL), 2);
+}
+
+/* The `vor` command passes the panel found next to its executable as default_site_dir;
+ * --site (site_dir) still wins. */
+static void test_default_site_dir_and_site_override(void **state)
+{
+    (void)state;
+    char other[64], p[128], resp[4096];
+    snprintf(other, sizeof other, "/tmp/vor-server-life2-XXXXXX");
+    assert_non_null(mkdtemp(other));
+    snprintf(p, sizeof p, "%s/index.html", other);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("<!doctype html>installed panel", f);
+    fclose(f);
+
+    run r;
+    /* start() zeroes the options, so set them by hand here. */
+    for (int round = 0; round < 2; round++) {
+        memset(&r, 0, sizeof r);
+        pthread_mutex_init(&r.lock, NULL);
+        pthread_cond_init(&r.cond, NULL);
+        r.opts.port = VOR_SERVER_PORT_ANY;
+        r.opts.site_dir = round == 0 ? NULL : site;
+        r.opts.default_site_dir = other;
+        r.opts.stall_timeout_ms = VOR_SERVER_STALL_NEVER;
+        r.opts.on_ready = on_ready;
+        r.opts.on_ready_user = &r;
+        assert_int_equal(pthread_create(&r.thread, NULL, run_thread, &r), 0);
+        pthread_mutex_lock(&r.lock);
+        while (!r.port && !r.done)
+            pthread_cond_wait(&r.cond, &r.lock);
+        pthread_mutex_unlock(&r.lock);
+        assert_true(r.port > 0);
+        assert_int_equal(http_get(r.port, "/", resp, sizeof resp), 200);
+        assert_non_null(strstr(resp, round == 0 ? "installed panel" : "hello"));
+        vor_server_request_stop();
+        assert_int_equal(finish(&r), 0);
+    }
+    unlink(p);
+    rmdir(other);
 }
 
 static void test_busy_port_returns_1(void **state)
@@ -245,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_stop_before_run_returns_at_once),
         cmocka_unit_test(test_bad_options_return_2),
         cmocka_unit_test(test_busy_port_returns_1),
+        cmocka_unit_test(test_default_site_dir_and_site_override),
     };
     return cmocka_run_group_tests_name("server lifecycle", tests, make_site, remove_site);
 }

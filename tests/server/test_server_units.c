@@ -1,7 +1,9 @@
 /*
  * test_server_units.c - white-box tests of the server's pure parts (server_internal.h):
- * JSON output escaping, the client message parser, capture magic/probing, the capture
- * registry (ids, rescans, cap) and static path resolution (traversal, symlinks, MIME types).
+ * JSON output escaping, the client message parser, capture magic/probing, opening without
+ * blocking (FIFOs), the capture registry (ids, rescans, cap, churn), the capture header
+ * fingerprint, the Host/Origin policy and static path resolution (traversal, symlinks, MIME
+ * types).
  *
  * These are the pieces whose bugs would be security or protocol bugs, tested directly on
  * crafted input rather than through a socket. Temporary files live under a mkdtemp directory
@@ -13,6 +15,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -301,7 +304,6 @@ static void test_registry_files_dirs_and_ids(void **state)
     (void)state;
     char dir[PATH_MAX], file[PATH_MAX], missing[PATH_MAX], err[128];
     capture_registry r;
-    size_t idx = 99;
 
     path_in(dir, "reg");
     assert_int_equal(mkdir(dir, 0700), 0);
@@ -327,13 +329,14 @@ static void test_registry_files_dirs_and_ids(void **state)
     assert_string_equal(r.entries[3].name, "b.vor");
     assert_int_equal(r.entries[2].dir, 0);
 
-    assert_ptr_equal(registry_find(&r, "2", &idx), &r.entries[2]);
-    assert_int_equal(idx, 2);
+    for (size_t i = 0; i < r.count; i++)
+        assert_int_equal(r.entries[i].id, i); /* ids from 0, in order */
+    assert_ptr_equal(registry_find(&r, "2"), &r.entries[2]);
     const char *bad_ids[] = {"", "4", "02", "+1", "-1", " 1", "1 ", "1x", "0x1", "9999999999", NULL};
     for (int i = 0; bad_ids[i]; i++)
-        if (registry_find(&r, bad_ids[i], NULL))
+        if (registry_find(&r, bad_ids[i]))
             fail_msg("id '%s' was accepted", bad_ids[i]);
-    assert_null(registry_find(&r, NULL, NULL));
+    assert_null(registry_find(&r, NULL));
 
     /* Rescan: new file gets the next id; a removed one is not present; it keeps its id back. */
     write_file(dir, "c.vor", magic, 8);
@@ -367,10 +370,255 @@ static void test_registry_is_capped(void **state)
     const char *paths[] = {dir};
     assert_int_equal(registry_init(&r, paths, 1, err, sizeof err), 0);
     assert_int_equal(r.count, VOR_SERVER_MAX_CAPTURES);
+    assert_int_equal(r.present, VOR_SERVER_MAX_CAPTURES);
     assert_true(r.truncated);
     registry_rescan(&r); /* no growth beyond the cap, no duplicates */
     assert_int_equal(r.count, VOR_SERVER_MAX_CAPTURES);
+    assert_true(r.truncated);
+    /* Files going away make room: the ones left out are listed, the others keep their ids. */
+    size_t id_of_last = r.entries[r.count - 1].id;
+    char last_path[PATH_MAX];
+    snprintf(last_path, sizeof last_path, "%s", r.entries[r.count - 1].path);
+    for (int i = 0; i < 10; i++) {
+        char p[PATH_MAX];
+        snprintf(name, sizeof name, "c%05d.vor", i);
+        join(p, dir, name);
+        unlink(p);
+    }
+    registry_rescan(&r);
+    assert_false(r.truncated);
+    assert_int_equal(r.present, VOR_SERVER_MAX_CAPTURES + 5 - 10);
+    for (size_t i = 0; i < r.count; i++)
+        if (!strcmp(r.entries[i].path, last_path))
+            assert_int_equal(r.entries[i].id, id_of_last);
     registry_free(&r);
+}
+
+/* The reviewer's case: more than VOR_SERVER_MAX_CAPTURES names seen over time, each gone again
+ * before the next arrive. New captures must still be listed, with memory bounded. */
+static void test_registry_churn_keeps_listing_new_captures(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], err[128], name[64], p[PATH_MAX];
+    capture_registry r;
+    path_in(dir, "churn");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    const char *paths[] = {dir};
+    assert_int_equal(registry_init(&r, paths, 1, err, sizeof err), 0);
+    write_file(dir, "keep.vor", magic, 8); /* present throughout: its id never changes */
+    registry_rescan(&r);
+    assert_int_equal(r.count, 1);
+    size_t keep_id = r.entries[0].id;
+    size_t first_gone_id = 0;
+    for (int round = 0; round < 110; round++) {
+        for (int k = 0; k < 10; k++) {
+            snprintf(name, sizeof name, "run%03d-%d.vor", round, k);
+            write_file(dir, name, magic, 8);
+        }
+        registry_rescan(&r);
+        assert_int_equal(r.present, 11);
+        if (round == 0) {
+            const capture_entry *e = registry_find(&r, "1");
+            assert_non_null(e);
+            first_gone_id = e->id;
+        }
+        for (int k = 0; k < 10; k++) {
+            snprintf(name, sizeof name, "run%03d-%d.vor", round, k);
+            join(p, dir, name);
+            assert_int_equal(unlink(p), 0);
+        }
+        registry_rescan(&r);
+        assert_int_equal(r.present, 1);
+        assert_true(r.count <= 1 + VOR_SERVER_MAX_GONE_CAPTURES);
+    }
+    write_file(dir, "new.vor", magic, 8);
+    registry_rescan(&r);
+    assert_false(r.truncated);
+    assert_int_equal(r.present, 2);
+    const capture_entry *found = NULL;
+    for (size_t i = 0; i < r.count; i++)
+        if (r.entries[i].present && !strcmp(r.entries[i].name, "new.vor"))
+            found = &r.entries[i];
+    assert_non_null(found);
+    assert_int_equal(found->id, 1 + 1100); /* ids are never reused */
+    char idtxt[16];
+    snprintf(idtxt, sizeof idtxt, "%zu", found->id);
+    assert_ptr_equal(registry_find(&r, idtxt), found);
+    snprintf(idtxt, sizeof idtxt, "%zu", keep_id);
+    assert_non_null(registry_find(&r, idtxt));
+    assert_true(registry_find(&r, idtxt)->present);
+    /* The longest-gone were forgotten: their ids are unknown now, and such a file coming back
+     * gets a new id; a recently gone one gets its id back. */
+    snprintf(idtxt, sizeof idtxt, "%zu", first_gone_id);
+    assert_null(registry_find(&r, idtxt));
+    write_file(dir, "run000-0.vor", magic, 8);
+    write_file(dir, "run109-9.vor", magic, 8);
+    registry_rescan(&r);
+    for (size_t i = 0; i < r.count; i++) {
+        if (!strcmp(r.entries[i].name, "run000-0.vor"))
+            assert_int_equal(r.entries[i].id, 1 + 1100 + 1);
+        if (!strcmp(r.entries[i].name, "run109-9.vor"))
+            assert_int_equal(r.entries[i].id, 1 + 1099);
+    }
+    for (size_t i = 1; i < r.count; i++)
+        assert_true(r.entries[i - 1].id < r.entries[i].id); /* still in id order */
+    registry_free(&r);
+}
+
+/* ---- open_regular_file: FIFOs and devices never block, never stream ---- */
+
+static void test_open_regular_file_refuses_fifos_without_blocking(void **state)
+{
+    (void)state;
+    char fifo[PATH_MAX], file[PATH_MAX], missing[PATH_MAX];
+    struct stat st;
+    path_in(fifo, "pipe.vor");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    /* A blocking open(2) would hang here forever: nobody opens the FIFO for writing. */
+    assert_int_equal(open_regular_file(fifo, 0, &st), -2);
+    capture_probe pr;
+    capture_probe_path(fifo, &pr);
+    assert_int_equal(pr.state, CAPTURE_NOT_FILE);
+    assert_int_equal(open_regular_file(tmp_root, 0, &st), -2); /* a directory */
+    assert_int_equal(open_regular_file("/dev/null", 0, &st), -2);
+
+    write_file(tmp_root, "plain.vor", magic, 8);
+    path_in(file, "plain.vor");
+    int fd = open_regular_file(file, O_NOFOLLOW, &st);
+    assert_true(fd >= 0);
+    assert_int_equal(st.st_size, 8);
+    assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+    assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+    close(fd);
+    path_in(missing, "nothing-here.vor");
+    errno = 0;
+    assert_int_equal(open_regular_file(missing, 0, &st), -1);
+    assert_int_equal(errno, ENOENT);
+}
+
+/* ---- ws_stream.c: capture header fingerprint ---- */
+
+static void test_capture_header_fingerprint(void **state)
+{
+    (void)state;
+    unsigned char h[32];
+    memcpy(h, magic, 8);
+    h[8] = 1; h[9] = 0; h[10] = 0; h[11] = 0;
+    h[12] = 100; h[13] = 0; h[14] = 0; h[15] = 0;
+    assert_int_equal(capture_header_length(h), 116);
+    h[12] = 0; h[14] = 0x10; /* 1 MiB body: only the first SERVER_HEADER_CHECK_BYTES count */
+    assert_int_equal(capture_header_length(h), SERVER_HEADER_CHECK_BYTES);
+    h[14] = 0; h[15] = 0xff;
+    assert_int_equal(capture_header_length(h), SERVER_HEADER_CHECK_BYTES);
+    memset(h + 16, 0x42, 16);
+    uint64_t a = capture_header_hash(h, sizeof h);
+    assert_true(a == capture_header_hash(h, sizeof h));
+    h[20] ^= 1; /* another wall-clock start */
+    assert_true(a != capture_header_hash(h, sizeof h));
+}
+
+/* ---- access.c: Host / Origin policy ---- */
+
+static void expect_host(const access_policy *p, const char *host, bool want)
+{
+    if (access_host_allowed(p, host) != want)
+        fail_msg("Host '%s': %s, wanted %s", host ? host : "(none)", want ? "refused" : "allowed",
+                 want ? "allowed" : "refused");
+}
+
+static void expect_origin(const access_policy *p, const char *origin, const char *host, bool want)
+{
+    if (access_origin_allowed(p, origin, host) != want)
+        fail_msg("Origin '%s' with Host '%s': %s, wanted %s", origin ? origin : "(none)",
+                 host ? host : "(none)", want ? "refused" : "allowed", want ? "allowed" : "refused");
+}
+
+static void test_access_host_header(void **state)
+{
+    (void)state;
+    access_policy p;
+    assert_int_equal(access_policy_init(&p, "127.0.0.1", 8700), 0);
+    const char *ok[] = {NULL, "127.0.0.1", "127.0.0.1:8700", "127.0.0.1:9999", "localhost",
+                        "LocalHost:8700", "[::1]:8700", "[::1]", "127.1.2.3:1",
+                        "[0:0:0:0:0:0:0:1]:8700"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        expect_host(&p, ok[i], true);
+    const char *bad[] = {"evil.example", "evil.example:8700", "127.0.0.1.evil.example", "",
+                         "localhost.evil.example:8700", "[::1", "::1", "localhost:", "localhost:abc",
+                         "localhost:0", "localhost:70000", "10.0.0.5:8700", "user@127.0.0.1",
+                         "127.0.0.1 :8700", " 127.0.0.1", "localhost.", "0.0.0.0:8700", "[127.0.0.1]",
+                         "127.0.0.1:8700:1", "127.1", "2130706433"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_host(&p, bad[i], false);
+
+    /* Bound to a LAN address: that address too, and still loopback; no other. */
+    assert_int_equal(access_policy_init(&p, "10.1.2.3", 8700), 0);
+    expect_host(&p, "10.1.2.3:8700", true);
+    expect_host(&p, "localhost:8700", true);
+    expect_host(&p, "10.1.2.4:8700", false);
+    expect_host(&p, "myhost.lan:8700", false);
+    /* Bound to every address: any IP literal is one of ours; names still are not. */
+    assert_int_equal(access_policy_init(&p, "0.0.0.0", 8700), 0);
+    expect_host(&p, "192.168.1.5:8700", true);
+    expect_host(&p, "[fe80::1]:8700", true);
+    expect_host(&p, "evil.example:8700", false);
+    assert_int_equal(access_policy_init(&p, "::", 8700), 0);
+    expect_host(&p, "192.168.1.5", true);
+    assert_int_equal(access_policy_init(&p, "::1", 8700), 0);
+    expect_host(&p, "[::1]:8700", true);
+    expect_host(&p, "[::2]:8700", false);
+    assert_int_equal(access_policy_init(&p, "not-an-address", 8700), -1);
+}
+
+static void test_access_origin_header(void **state)
+{
+    (void)state;
+    access_policy p;
+    assert_int_equal(access_policy_init(&p, "127.0.0.1", 8700), 0);
+    const char *h = "127.0.0.1:8700";
+    expect_origin(&p, NULL, h, true);       /* CLI / node clients send none */
+    expect_origin(&p, NULL, NULL, true);
+    expect_origin(&p, "http://127.0.0.1:8700", h, true);
+    expect_origin(&p, "http://localhost:8700", h, true);
+    expect_origin(&p, "http://[::1]:8700", h, true);
+    expect_origin(&p, "HTTP://LOCALHOST:8700", h, true);
+    expect_origin(&p, "http://127.0.0.1:8700/", h, true);
+    expect_origin(&p, "http://localhost:8700", NULL, true);
+    expect_origin(&p, "http://localhost:9000", "localhost:9000", true); /* ssh -L 9000:...:8700 */
+    expect_origin(&p, "https://evil.example", h, false);
+    expect_origin(&p, "http://evil.example:8700", h, false);
+    expect_origin(&p, "http://evil.example:8700", "evil.example:8700", false); /* DNS rebinding */
+    expect_origin(&p, "http://localhost:8701", h, false);  /* another local server's page */
+    expect_origin(&p, "http://localhost", h, false);
+    expect_origin(&p, "http://127.0.0.1:8700", "evil.example", false);
+    expect_origin(&p, "null", h, false);
+    expect_origin(&p, "file://", h, false);
+    expect_origin(&p, "chrome-extension://abcdef", h, false);
+    expect_origin(&p, "http://127.0.0.1:8700/path", h, false);
+    expect_origin(&p, "http://127.0.0.1:8700.evil.example", h, false);
+    expect_origin(&p, "http://user@127.0.0.1:8700", h, false);
+    expect_origin(&p, "", h, false);
+    expect_origin(&p, "http://", h, false);
+    /* On a wildcard bind, a page from this server via a LAN address passes; others do not. */
+    assert_int_equal(access_policy_init(&p, "0.0.0.0", 8700), 0);
+    expect_origin(&p, "http://192.168.1.5:8700", "192.168.1.5:8700", true);
+    expect_origin(&p, "http://192.168.1.6:8700", "192.168.1.5:8700", false);
+    expect_origin(&p, "http://192.168.1.5:8701", "192.168.1.5:8700", false);
+}
+
+static void test_access_loopback_addresses(void **state)
+{
+    (void)state;
+    assert_true(access_address_is_loopback("127.0.0.1"));
+    assert_true(access_address_is_loopback("127.9.9.9"));
+    assert_true(access_address_is_loopback("::1"));
+    assert_true(access_address_is_loopback("::ffff:127.0.0.1"));
+    assert_true(access_address_is_loopback("localhost"));
+    assert_false(access_address_is_loopback("0.0.0.0"));
+    assert_false(access_address_is_loopback("::"));
+    assert_false(access_address_is_loopback("192.168.0.1"));
+    assert_false(access_address_is_loopback("fe80::1"));
+    assert_false(access_address_is_loopback(NULL));
 }
 
 /* ---- http_static.c ---- */
@@ -495,6 +743,14 @@ int main(void)
         cmocka_unit_test(test_probe_states),
         cmocka_unit_test(test_registry_files_dirs_and_ids),
         cmocka_unit_test(test_registry_is_capped),
+        cmocka_unit_test(test_registry_churn_keeps_listing_new_captures),
+        cmocka_unit_test(test_open_regular_file_refuses_fifos_without_blocking),
+    };
+    const struct CMUnitTest access_tests[] = {
+        cmocka_unit_test(test_capture_header_fingerprint),
+        cmocka_unit_test(test_access_host_header),
+        cmocka_unit_test(test_access_origin_header),
+        cmocka_unit_test(test_access_loopback_addresses),
     };
     const struct CMUnitTest static_tests[] = {
         cmocka_unit_test(test_static_resolves_files_and_directories),
@@ -505,6 +761,7 @@ int main(void)
     failed += cmocka_run_group_tests_name("server json output", json_tests, NULL, NULL);
     failed += cmocka_run_group_tests_name("server client messages", message_tests, NULL, NULL);
     failed += cmocka_run_group_tests_name("server captures", capture_tests, make_tmp, remove_tmp);
+    failed += cmocka_run_group_tests_name("server access and headers", access_tests, NULL, NULL);
     failed += cmocka_run_group_tests_name("server static files", static_tests, make_site, remove_tmp);
     return failed ? 1 : 0;
 }
