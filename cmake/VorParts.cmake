@@ -1,0 +1,22 @@
+# vor_add_parts(): adds every subfolder of the current folder that has a CMakeLists.txt,
+# in name order, except those named in VOR_SKIP_PARTS and those passed as LAST, which come
+# after the others (libraries before the programs that link them).
+function(vor_add_parts)
+  cmake_parse_arguments(ARG "" "" "LAST" ${ARGN})
+  file(GLOB parts LIST_DIRECTORIES true RELATIVE ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/*)
+  list(SORT parts)
+  foreach(last ${ARG_LAST})
+    if(last IN_LIST parts)
+      list(REMOVE_ITEM parts ${last})
+      list(APPEND parts ${last})
+    endif()
+  endforeach()
+  foreach(part ${parts})
+    if(part IN_LIST VOR_SKIP_PARTS)
+      continue()
+    endif()
+    if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${part}/CMakeLists.txt)
+      add_subdirectory(${part})
+    endif()
+  endforeach()
+endfunction()
