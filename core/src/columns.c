@@ -139,7 +139,7 @@ void vor_columns_end_session(void) {
     vor_mutex_unlock(&columns_lock);
 }
 
-uint32_t vor_columns_count(void) {
+uint32_t vor_column_count(void) {
     return vor_atomic_load_acquire(&n_columns);
 }
 
@@ -149,10 +149,6 @@ int vor_column_read(uint32_t id, vor_column *out) {
     if (ok) *out = entries[id].column;
     vor_mutex_unlock(&columns_lock);
     return ok;
-}
-
-uint32_t vor_column_count(void) {
-    return vor_columns_count();
 }
 
 int vor_column_get(uint32_t id, vor_column_info *out) {

@@ -19,6 +19,8 @@
 
 #include "vor_internal.h"
 
+static void function_site_name(vor_site *site);
+
 static vor_site **site_table;   /* site_table[id - 1]; grows by doubling up to VOR_MAX_SITES */
 static uint32_t site_capacity;
 static uint32_t site_count;     /* atomic for readers on other threads */
@@ -26,7 +28,7 @@ static vor_mutex site_lock = VOR_MUTEX_INIT;
 
 uint32_t vor_site_register(vor_site *site) {
     if (site->id != 0) return site->id;
-    if (site->name == NULL) vor_function_site_name(site);
+    if (site->name == NULL) function_site_name(site);
     if (strnlen(site->name, VOR_MAX_NAME_BYTES + 1) > VOR_MAX_NAME_BYTES)
         vor_log(VOR_LOG_NAME_TOO_LONG, "scope \"%.40s...\" (outputs keep %u bytes)", site->name,
                 (unsigned)VOR_MAX_NAME_BYTES);
@@ -56,12 +58,8 @@ uint32_t vor_site_register(vor_site *site) {
     return id;
 }
 
-uint32_t vor_sites_registered(void) {
-    return vor_atomic_load_acquire(&site_count);
-}
-
 uint32_t vor_site_count(void) {
-    return vor_sites_registered();
+    return vor_atomic_load_acquire(&site_count);
 }
 
 const vor_site *vor_site_get(uint32_t id) {
@@ -117,7 +115,9 @@ vor_site *vor_function_site(void *fn) {
     return &unknown_function_site;
 }
 
-void vor_function_site_name(vor_site *site) {
+/* Fills in the name of a function site (frame thread, first time a frame records it; uses
+ * dladdr), or names a user site declared with a NULL name. */
+static void function_site_name(vor_site *site) {
     if (site->name != NULL) return;
     function_slot *table = vor_atomic_load_acquire(&function_table);
     if (table == NULL || (char *)site < (char *)table || (char *)site >= (char *)(table + FUNCTION_TABLE_SIZE)) {

@@ -130,8 +130,6 @@ extern VOR_HIDDEN uint64_t vor_refused_scopes;
 
 /* Gives `site` an id if it has none (frame thread only). 0 if the table is full. */
 VOR_HIDDEN uint32_t vor_site_register(vor_site *site);
-/* Sites registered so far (ids 1..count). */
-VOR_HIDDEN uint32_t vor_sites_registered(void);
 
 /* -finstrument-functions: the site for a function address (lock-free, any thread). */
 VOR_HIDDEN vor_site *vor_function_site(void *fn);
@@ -139,8 +137,6 @@ VOR_HIDDEN vor_site *vor_function_site(void *fn);
 VOR_HIDDEN int vor_function_site_is_unknown(const vor_site *site);
 /* The function address of a function site; NULL for any other site. */
 VOR_HIDDEN void *vor_function_site_address(const vor_site *site);
-/* Fills in names of function sites that have none (frame thread; uses dladdr). */
-VOR_HIDDEN void vor_function_site_name(vor_site *site);
 
 /* ---- Columns and metrics (columns.c) ------------------------------------------------ */
 
@@ -161,7 +157,6 @@ typedef struct vor_user_value {
 /* Declares the platform's system columns (ids 0..n-1); returns n. Once per session. */
 VOR_HIDDEN uint32_t vor_columns_begin_session(void);
 VOR_HIDDEN void vor_columns_end_session(void);
-VOR_HIDDEN uint32_t vor_columns_count(void);
 /* A stable copy of column `id` (name/unit pointers live for the session). */
 VOR_HIDDEN int vor_column_read(uint32_t id, vor_column *out);
 /* The latest value of every user metric set so far, in id order; returns how many. */

@@ -74,6 +74,10 @@ int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 
+/* Installs `handler` for SIGINT and SIGTERM (stop_signals.c): tail and serve run until
+ * interrupted and stop cleanly. */
+void cli_on_stop_signals(void (*handler)(int));
+
 /* ---- Error reporting (report.c) -------------------------------------------------------- */
 
 /* Prints "vor <cmd>: <subject>: <message>\n" on stderr; without subject when it is NULL,

@@ -322,12 +322,7 @@ int cmd_tail(int argc, char **argv) {
     int status = cli_output_check(CMD, "stdout", NULL, &args.positional[0], &role, 1);
     if (status != 0) return status;
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_on_stop_signals(on_signal);
 
     tail_state t;
     memset(&t, 0, sizeof t);

@@ -65,14 +65,20 @@ static void check_exact_counts(void) {
     assert_int_equal(per_thread_outer, (uint64_t)THREADS * SCOPES_PER_THREAD / 2);
 }
 
-static void eight_threads_counted_exactly_in_one_frame(void **state) {
-    (void)state;
+/* Room for a whole thread in its buffer and for every scope in one frame: no drops,
+ * whatever the timing. */
+static void start_roomy_session(uint32_t keep_scopes_per_frame) {
     vor_desc d = {0};
     d.thread_buffer_scopes = 1u << 17;
     d.max_frame_scopes = 1u << 20;
     setup_with_capture(d);
     vor_enable();
-    recording_attach(0);
+    recording_attach(keep_scopes_per_frame);
+}
+
+static void eight_threads_counted_exactly_in_one_frame(void **state) {
+    (void)state;
+    start_roomy_session(0);
     run_workers(0);
     check_exact_counts();
     assert_int_equal(rec.frames[rec.n_frames - 1].n_scopes, (uint64_t)THREADS * SCOPES_PER_THREAD);
@@ -80,24 +86,14 @@ static void eight_threads_counted_exactly_in_one_frame(void **state) {
 
 static void eight_threads_counted_exactly_while_frames_are_marked(void **state) {
     (void)state;
-    vor_desc d = {0};
-    d.thread_buffer_scopes = 1u << 17; /* room for a whole thread: no drops whatever the timing */
-    d.max_frame_scopes = 1u << 20;
-    setup_with_capture(d);
-    vor_enable();
-    recording_attach(0);
+    start_roomy_session(0);
     run_workers(1);
     check_exact_counts();
 }
 
 static void nesting_is_consistent_on_every_thread(void **state) {
     (void)state;
-    vor_desc d = {0};
-    d.thread_buffer_scopes = 1u << 17;
-    d.max_frame_scopes = 1u << 20;
-    setup_with_capture(d);
-    vor_enable();
-    recording_attach(1u << 20);
+    start_roomy_session(1u << 20);
     run_workers(0);
     recorded_frame *f = &rec.frames[rec.n_frames - 1];
     uint32_t outer = site_id_named("outer");

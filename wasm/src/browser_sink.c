@@ -345,7 +345,7 @@ static int call_js(uint32_t flags) {
 }
 
 static int declare_sites(void) {
-    uint32_t registered = vor_sites_registered();
+    uint32_t registered = vor_site_count();
     while (sink.sites_declared < registered) {
         if (sink.desc.n_site_decls == SITE_BATCH && call_js(0) != 0) return -1;
         uint32_t id = sink.sites_declared + 1;
@@ -361,7 +361,7 @@ static int declare_sites(void) {
 }
 
 static int declare_columns(void) {
-    uint32_t count = vor_columns_count();
+    uint32_t count = vor_column_count();
     if (count > MAX_METRICS) count = MAX_METRICS;
     while (sink.columns_declared < count) {
         if (sink.desc.n_column_decls == COLUMN_BATCH && call_js(0) != 0) return -1;

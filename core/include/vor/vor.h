@@ -322,7 +322,9 @@ VOR_API uint64_t vor_now_ns(void);
 VOR_API uint64_t vor_current_memory_bytes(void);
 
 /* Measures the cost of one empty scope (begin + end, what its parent's duration grows
- * by) over about a millisecond, stores and returns it in nanoseconds. Records nothing. */
+ * by): the median of 11 batches of 500 scopes (about 0.1 ms natively, a few ms in a
+ * browser). Stores and returns it in nanoseconds. Records nothing. The first
+ * vor_enable() of a process runs it once. */
 VOR_API double vor_calibrate(void);
 
 /* The last vor_calibrate() figure; calibrates first if it never ran. */
