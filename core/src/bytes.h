@@ -74,6 +74,18 @@ static inline void vor_out_svarint(vor_out *o, int64_t v) {
     vor_out_varint(o, vor_zigzag(v));
 }
 
+/* A u32 in place, little-endian (a field patched after what follows it is known). */
+static inline void vor_put_u32le(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint32_t vor_get_u32le(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static inline void vor_out_u16le(vor_out *o, uint16_t v) {
     uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
     vor_out_bytes(o, b, 2);
@@ -225,27 +237,6 @@ static inline double vor_in_xor_f64(vor_in *in, double previous) {
     double v;
     memcpy(&v, &b, 8);
     return v;
-}
-
-/* The 16-bit check of a decoded record (docs/FORMAT.md, "Records"): a multiply-xorshift
- * hash over 8-byte little-endian words, folded to 16 bits. */
-static inline uint16_t vor_check16(const uint8_t *p, size_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w = 0;
-        for (unsigned k = 0; k < 8; k++) w |= (uint64_t)p[i + k] << (8 * k);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 29;
-    }
-    if (i < n) {
-        uint64_t w = 0;
-        for (unsigned k = 0; i + k < n; k++) w |= (uint64_t)p[i + k] << (8 * k);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 29;
-    }
-    h ^= h >> 32;
-    return (uint16_t)(h ^ (h >> 16));
 }
 
 #endif /* VOR_BYTES_H */

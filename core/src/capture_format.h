@@ -8,6 +8,8 @@
 #define VOR_CAPTURE_MAGIC_BYTES 8u
 #define VOR_CAPTURE_FIXED_HEADER_BYTES 16u /* magic, u16 major, u16 minor, u32 body length */
 #define VOR_CAPTURE_MAX_HEADER_BODY (1u << 20)
+#define VOR_CAPTURE_CHECK_BYTES 4u          /* u32 CRC-32C after the header body and each length */
+#define VOR_CAPTURE_MIN_RECORD 6u           /* check, a 1-byte varint, at least 1 byte */
 #define VOR_CAPTURE_LZ4_WINDOW 65536u       /* bytes of earlier records a record may refer to */
 #define VOR_CAPTURE_MAX_STRING 65535u       /* longest string a reader accepts */
 

@@ -30,6 +30,7 @@
 
 #include "capture_format.h"
 #include "capture_writer.h"
+#include "crc32c.h"
 #include "record_encoder.h"
 #include "vor/reader.h"
 
@@ -84,8 +85,9 @@ static uint8_t *history_place(capture_writer *w, size_t n) {
     return w->history + w->history_used;
 }
 
-/* Compresses w->raw and appends it to the file as [u32 length][varint D<<1|stored]
- * [u16 check][LZ4 block, or the D bytes themselves when the block would be larger]. */
+/* Compresses w->raw and appends it to the file as [u32 length][u32 check]
+ * [varint D<<1|stored][LZ4 block, or the D bytes themselves when the block would be
+ * larger]; the check is the CRC-32C of every byte of the record but its own four. */
 static int write_record(capture_writer *w) {
     size_t n = w->raw.size;
     uint8_t *dst = history_place(w, n);
@@ -96,15 +98,15 @@ static int write_record(capture_writer *w) {
     memcpy(dst, w->raw.data, n);
     int bound = LZ4_compressBound((int)n);
     w->framed.size = 0;
-    /* The block lands 16 bytes in, after room for the largest header; a stored record
-     * needs n bytes there, which the bound covers too. */
-    if (!vor_out_reserve(&w->framed, (size_t)bound + 16)) {
+    /* The block lands 16 bytes after the check, past room for the largest varint; a
+     * stored record needs n bytes there, which the bound covers too. */
+    if (!vor_out_reserve(&w->framed, (size_t)bound + 8 + 16)) {
         errno = ENOMEM;
         return 0;
     }
-    vor_out_u32le(&w->framed, 0); /* patched below */
+    vor_out_u32le(&w->framed, 0); /* length, patched below */
+    vor_out_u32le(&w->framed, 0); /* check, patched below */
     size_t head_at = w->framed.size;
-    /* Compress into the space after a maximal header, then place the header. */
     uint8_t *block = w->framed.data + head_at + 16;
     int c = LZ4_compress_fast_continue(w->lz4, (const char *)dst, (char *)block, (int)n,
                                        (int)(w->framed.capacity - head_at - 16), 1);
@@ -115,17 +117,15 @@ static int write_record(capture_writer *w) {
     w->history_used += n; /* the stream (and a reader's dictionary) now include it */
     int stored = (size_t)c >= n;
     vor_out_varint(&w->framed, (uint64_t)n << 1 | (uint64_t)stored);
-    vor_out_u16le(&w->framed, vor_check16(dst, n));
     if (stored)
         vor_out_bytes(&w->framed, dst, n);
     else
         memmove(w->framed.data + w->framed.size, block, (size_t)c), w->framed.size += (size_t)c;
-    uint32_t payload = (uint32_t)(w->framed.size - 4);
     uint8_t *p = w->framed.data;
-    p[0] = (uint8_t)payload;
-    p[1] = (uint8_t)(payload >> 8);
-    p[2] = (uint8_t)(payload >> 16);
-    p[3] = (uint8_t)(payload >> 24);
+    uint32_t payload = (uint32_t)(w->framed.size - 4);
+    vor_put_u32le(p, payload);
+    uint32_t check = vor_crc32c(vor_crc32c(0, p, 4), p + 8, w->framed.size - 8);
+    vor_put_u32le(p + 4, check);
     return write_all(w->fd, w->framed.data, w->framed.size);
 }
 

@@ -21,6 +21,7 @@
 
 #include "bytes.h"
 #include "capture_format.h"
+#include "crc32c.h"
 #include "reader_internal.h"
 
 #define WINDOW_MIN_BYTES (1024u * 1024u)
@@ -164,8 +165,19 @@ static int read_header(vor_reader *r) {
         vor_reader_fail(r, 12, "header declares %u bytes (limit %u)", body_bytes, VOR_CAPTURE_MAX_HEADER_BODY);
         return -1;
     }
-    const uint8_t *body = input_get(r, 0, VOR_CAPTURE_FIXED_HEADER_BYTES + body_bytes);
+    size_t header_bytes = VOR_CAPTURE_FIXED_HEADER_BYTES + body_bytes + VOR_CAPTURE_CHECK_BYTES;
+    const uint8_t *body = input_get(r, 0, header_bytes);
     if (body == NULL) return r->state < 0 ? -1 : 0;
+#if !defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+    /* (Fuzzing builds skip the checks so that mutated inputs reach the decoder.) */
+    uint32_t stored_check = vor_get_u32le(body + header_bytes - VOR_CAPTURE_CHECK_BYTES);
+    if (vor_crc32c(0, body + VOR_CAPTURE_MAGIC_BYTES, header_bytes - VOR_CAPTURE_CHECK_BYTES - VOR_CAPTURE_MAGIC_BYTES) !=
+        stored_check) {
+        vor_reader_fail(r, header_bytes - VOR_CAPTURE_CHECK_BYTES,
+                        "header check value does not match its contents: corrupt capture");
+        return -1;
+    }
+#endif
     in.p = body + VOR_CAPTURE_FIXED_HEADER_BYTES;
     in.end = in.p + body_bytes;
 
@@ -235,7 +247,7 @@ static int read_header(vor_reader *r) {
     r->info.process = r->process;
     r->info.pid = pid;
     r->info.flame = (flags & VOR_HEADER_FLAME) != 0;
-    r->offset = VOR_CAPTURE_FIXED_HEADER_BYTES + body_bytes;
+    r->offset = header_bytes;
     r->state = 1;
     return 1;
 }
@@ -279,18 +291,22 @@ vor_read_status vor_reader_next(vor_reader *r, vor_reader_frame *frame) {
         if (r->is_memory) window_discard_before(r, at);
         const uint8_t *len_bytes = input_get(r, at, 4);
         if (len_bytes == NULL) return r->state < 0 ? VOR_READ_ERROR : VOR_READ_NOTHING_YET;
-        uint32_t length = (uint32_t)len_bytes[0] | (uint32_t)len_bytes[1] << 8 | (uint32_t)len_bytes[2] << 16 |
-                          (uint32_t)len_bytes[3] << 24;
-        if (length < 2 || length > VOR_READER_MAX_RECORD_BYTES) {
-            vor_reader_fail(r, at, "record length %u is outside 2..%u: corrupt capture", length,
-                            VOR_READER_MAX_RECORD_BYTES);
+        uint32_t length = vor_get_u32le(len_bytes);
+        if (length < VOR_CAPTURE_MIN_RECORD || length > VOR_READER_MAX_RECORD_BYTES) {
+            vor_reader_fail(r, at, "record length %u is outside %u..%u: corrupt capture", length,
+                            VOR_CAPTURE_MIN_RECORD, VOR_READER_MAX_RECORD_BYTES);
             return VOR_READ_ERROR;
         }
         const uint8_t *payload = input_get(r, at, 4 + (size_t)length);
         if (payload == NULL) return r->state < 0 ? VOR_READ_ERROR : VOR_READ_NOTHING_YET; /* torn tail */
-        vor_in in = {payload + 4, payload + 4 + length, 0};
+#if !defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+        if (vor_crc32c(vor_crc32c(0, payload, 4), payload + 8, length - 4) != vor_get_u32le(payload + 4)) {
+            vor_reader_fail(r, at, "record check value does not match its contents: corrupt capture");
+            return VOR_READ_ERROR;
+        }
+#endif
+        vor_in in = {payload + 8, payload + 4 + length, 0};
         uint64_t head = vor_in_varint(&in);
-        uint16_t check = vor_in_u16le(&in);
         uint64_t raw_size = head >> 1;
         int stored = (int)(head & 1);
         if (in.failed || raw_size == 0 || raw_size > VOR_READER_MAX_RECORD_BYTES) {
@@ -322,15 +338,6 @@ vor_read_status vor_reader_next(vor_reader *r, vor_reader_frame *frame) {
                 return VOR_READ_ERROR;
             }
         }
-#if !defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
-        /* (Fuzzing builds skip the check so that mutated records reach the decoder.) */
-        if (vor_check16(dst, (size_t)raw_size) != check) {
-            vor_reader_fail(r, at, "record check value does not match its contents: corrupt capture");
-            return VOR_READ_ERROR;
-        }
-#else
-        (void)check;
-#endif
         vor_read_status st = vor_decode_record(r, dst, (size_t)raw_size, at, frame);
         if (st == VOR_READ_ERROR) return st;
         r->history_used += (size_t)raw_size;

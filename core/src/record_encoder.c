@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "capture_format.h"
+#include "crc32c.h"
+#include "vor/reader.h"
 
 #define MAX_COLUMNS (VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS)
 #define THREAD_SLOTS VOR_MAX_MAX_THREADS /* a frame has at most this many threads */
@@ -69,11 +71,16 @@ void vor_encode_capture_header(vor_out *out, const vor_capture_header_info *info
         vor_out_u8(&body, defs[i].delta ? VOR_ENCODING_DELTA : VOR_ENCODING_ABSOLUTE);
         vor_out_f64le(&body, defs[i].scale);
     }
+    size_t start = out->size;
     vor_out_bytes(out, VOR_CAPTURE_MAGIC, VOR_CAPTURE_MAGIC_BYTES);
-    vor_out_u16le(out, 1);
-    vor_out_u16le(out, 0);
+    vor_out_u16le(out, VOR_FORMAT_VERSION_MAJOR);
+    vor_out_u16le(out, VOR_FORMAT_VERSION_MINOR);
     vor_out_u32le(out, (uint32_t)body.size);
     vor_out_bytes(out, body.data, body.size);
+    /* The header check: CRC-32C of everything after the magic. */
+    if (!out->failed)
+        vor_out_u32le(out, vor_crc32c(0, out->data + start + VOR_CAPTURE_MAGIC_BYTES,
+                                      out->size - start - VOR_CAPTURE_MAGIC_BYTES));
     if (body.failed) out->failed = 1;
     free(body.data);
 }

@@ -12,7 +12,7 @@
  *
  * A new run of the program writing the same path truncates the file and writes it again,
  * possibly past the offset read so far before we look: the size alone cannot tell. So the
- * header bytes of the run being read (the fixed part and the body: they hold the wall-clock
+ * header bytes of the run being read (fixed part, body and check: they hold the wall-clock
  * start and the pid, docs/FORMAT.md section 2) are kept, and read again whenever the file
  * changed (size or mtime) and whenever the reader reports an error: other header bytes, a
  * file shorter than what was read, or another file at the path mean a new run, which is
@@ -70,6 +70,7 @@ static const cli_option tail_options[] = {
 #define TAIL_NAME_SHOWN 256u  /* bytes of one metric name on a line */
 #define TAIL_HEADER_MAX (1u << 20) /* a reader may refuse a header body beyond 1 MiB */
 #define CAPTURE_FIXED_HEADER 16u   /* magic, version, body size: docs/FORMAT.md section 2 */
+#define CAPTURE_HEADER_CHECK 4u    /* the u32 check after the header body */
 
 static const char *const CMD = "tail";
 
@@ -169,7 +170,7 @@ typedef struct tail_state {
     struct stat opened;       /* that file, when opened */
     off_t seen_size;          /* size and mtime at the last look: unchanged, no header read */
     struct timespec seen_mtime;
-    unsigned char *header;    /* the run's header bytes: fixed part + body */
+    unsigned char *header;    /* the run's header bytes: fixed part, body, check */
     size_t header_len;
     char reader_name[CLI_READER_NAME_BYTES];
 } tail_state;
@@ -192,7 +193,7 @@ static int keep_header(tail_state *t) {
     if (pread_full(t->fd, fixed, sizeof fixed, 0) != sizeof fixed) return 0;
     uint32_t body = (uint32_t)fixed[12] | (uint32_t)fixed[13] << 8 | (uint32_t)fixed[14] << 16 | (uint32_t)fixed[15] << 24;
     if (body > TAIL_HEADER_MAX) return 0;
-    size_t n = CAPTURE_FIXED_HEADER + body;
+    size_t n = CAPTURE_FIXED_HEADER + body + CAPTURE_HEADER_CHECK;
     unsigned char *h = malloc(n);
     if (!h) return 0;
     if (pread_full(t->fd, h, n, 0) != n) {

@@ -228,7 +228,7 @@ size_t ws_stream_session_size(void);
 void ws_stream_close_all(server *srv);   /* on stop: close every viewer with 1001 */
 
 /* Capture header fingerprint (ws_stream.c): FNV-1a 64 over the first bytes of a capture, the
- * fixed 16-byte header and its body, at most SERVER_HEADER_CHECK_BYTES. Exposed for tests. */
+ * fixed 16-byte header, its body and its check, at most SERVER_HEADER_CHECK_BYTES. Exposed for tests. */
 size_t capture_header_length(const unsigned char *first16);  /* from bytes 0..15 */
 uint64_t capture_header_hash(const unsigned char *bytes, size_t n);
 

@@ -26,8 +26,8 @@
  *     caught up with the old file's bytes (which its fd still reads correctly).
  *   - A new run rewriting the same file in place (O_TRUNC, then more bytes than before by the
  *     next poll) keeps the inode and never looks smaller, so it is recognised by its header
- *     instead: the capture header (16 fixed bytes + the body, which holds the run's wall-clock
- *     start and pid; at most SERVER_HEADER_CHECK_BYTES) is fingerprinted (FNV-1a 64) as it is
+ *     instead: the capture header (16 fixed bytes, the body, which holds the run's wall-clock
+ *     start and pid, and its check; at most SERVER_HEADER_CHECK_BYTES) is fingerprinted (FNV-1a 64) as it is
  *     sent, and re-read and compared after every chunk is read and before it is sent, and when
  *     a parked viewer's file changed (mtime). A different header ends the stream with reset
  *     "replaced": no byte of the new run is appended to the old one. The cost is one small
@@ -109,7 +109,7 @@ static int64_t now_ms(void)
 
 /* ---- capture header fingerprint ---- */
 
-enum { HEADER_FIXED_BYTES = 16 };
+enum { HEADER_FIXED_BYTES = 16, HEADER_CHECK_BYTES = 4 };
 #define FNV_OFFSET 14695981039346656037ull
 #define FNV_PRIME 1099511628211ull
 
@@ -117,7 +117,7 @@ size_t capture_header_length(const unsigned char *first16)
 {
     uint64_t body = (uint64_t)first16[12] | (uint64_t)first16[13] << 8 | (uint64_t)first16[14] << 16 |
                     (uint64_t)first16[15] << 24;
-    uint64_t total = HEADER_FIXED_BYTES + body;
+    uint64_t total = HEADER_FIXED_BYTES + body + HEADER_CHECK_BYTES;
     return total > SERVER_HEADER_CHECK_BYTES ? SERVER_HEADER_CHECK_BYTES : (size_t)total;
 }
 

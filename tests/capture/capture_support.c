@@ -40,7 +40,7 @@ void write_file(const char *path, const uint8_t *bytes, size_t size) {
 uint32_t record_offsets(const uint8_t *bytes, size_t size, size_t *offsets, uint32_t cap) {
     assert_true(size >= 16);
     uint32_t body = (uint32_t)bytes[12] | (uint32_t)bytes[13] << 8 | (uint32_t)bytes[14] << 16 | (uint32_t)bytes[15] << 24;
-    size_t at = 16 + body;
+    size_t at = 16 + body + 4; /* fixed part, body, header check */
     uint32_t n = 0;
     while (at + 4 <= size && n < cap) {
         uint32_t len = (uint32_t)bytes[at] | (uint32_t)bytes[at + 1] << 8 | (uint32_t)bytes[at + 2] << 16 |

@@ -82,15 +82,24 @@ class Bytes:
         return struct.unpack("<d", struct.pack("<Q", bits))[0]
 
 
-def check16(b):
-    mask = (1 << 64) - 1
-    h = 0x9E3779B97F4A7C15 ^ len(b)
-    for i in range(0, len(b), 8):
-        w = int.from_bytes(b[i:i + 8].ljust(8, b"\0"), "little")
-        h = ((h ^ w) * 0xFF51AFD7ED558CCD) & mask
-        h ^= h >> 29
-    h ^= h >> 32
-    return (h ^ (h >> 16)) & 0xFFFF
+def _crc32c_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+CRC32C_TABLE = _crc32c_table()
+
+
+def crc32c(b, crc=0):
+    crc ^= 0xFFFFFFFF
+    for byte in b:
+        crc = CRC32C_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
 
 
 def number(v):
@@ -110,6 +119,10 @@ def read(path):
     major, minor, body_len = head.u16(), head.u16(), head.u32()
     if major != 1:
         raise SystemExit("%s: format version %d.%d" % (path, major, minor))
+    if len(data) < 16 + body_len + 4:
+        raise SystemExit("%s: header incomplete" % path)
+    if crc32c(data[8:16 + body_len]) != struct.unpack_from("<I", data, 16 + body_len)[0]:
+        raise SystemExit("%s: corrupt header" % path)
     body = Bytes(data[16:16 + body_len])
     body.varint()  # flags
     body.u64()  # wall clock
@@ -130,21 +143,23 @@ def read(path):
     present = (1 << S) - 1
     prev = None  # (index, start, duration)
     history = b""
-    pos = 16 + body_len
+    pos = 16 + body_len + 4
     while pos + 4 <= len(data):
         length = struct.unpack_from("<I", data, pos)[0]
         if pos + 4 + length > len(data):
             break  # torn tail
-        rec = Bytes(data[pos + 4:pos + 4 + length])
+        check = struct.unpack_from("<I", data, pos + 4)[0]
+        if crc32c(data[pos + 8:pos + 4 + length], crc32c(data[pos:pos + 4])) != check:
+            raise SystemExit("%s: corrupt record at byte %d" % (path, pos))
+        rec = Bytes(data[pos + 8:pos + 4 + length])
         h = rec.varint()
         size, stored = h >> 1, h & 1
-        check = rec.u16()
         payload = rec.data[rec.pos:]
         if stored:
             raw = payload
         else:
             raw = lz4.block.decompress(payload, uncompressed_size=size, dict=history[-65536:])
-        if len(raw) != size or check16(raw) != check:
+        if len(raw) != size:
             raise SystemExit("%s: corrupt record at byte %d" % (path, pos))
         history = (history + raw)[-65536:]
         pos += 4 + length

@@ -521,7 +521,7 @@ def test_tail():
 def record_offsets(data):
     """(offset, length) of every record: the layout of docs/FORMAT.md sections 1-3."""
     body = int.from_bytes(data[12:16], "little")
-    pos = 16 + body
+    pos = 16 + body + 4  # fixed part, body, header check
     out = []
     while pos + 4 <= len(data):
         n = int.from_bytes(data[pos:pos + 4], "little")
@@ -674,7 +674,7 @@ def test_truncated():
     header_only = tmp("header_only.vor")
     body = int.from_bytes(data[12:16], "little")
     with open(header_only, "wb") as fh:
-        fh.write(data[:16 + body])
+        fh.write(data[:16 + body + 4])
     rc, out, err = vor("summary", header_only, "--json")
     equal((rc, err), (0, ""), "summary of a header-only capture")
     s = json.loads(out)
@@ -904,13 +904,17 @@ def test_outputs():
     equal((rc, err), (2, f"vor flamegraph: {outdir}: is a directory, not a folded stacks file\n"), "--folded DIR")
 
 
+BIG_CAPTURE = None
+
+
 def interrupt_export(outdir, name, sig, status):
     """SIGINT / SIGTERM / SIGHUP while `export -o OUT` writes: the temporary goes, OUT stays as it
     was, exit 128 + the signal. The export is fast, so the signal is sent as soon as the
     temporary appears; when the export wins the race, it is tried again."""
-    big = tmp("big.vor")
-    if not os.path.exists(big):
-        make_capture("big.vor", 20000)
+    global BIG_CAPTURE
+    if BIG_CAPTURE is None:  # made once per run, never taken from an earlier run's files
+        BIG_CAPTURE = make_capture("big.vor", 20000)
+    big = BIG_CAPTURE
     target = os.path.join(outdir, "interrupted.json")
     for attempt in range(8):
         with open(target, "w") as fh:

@@ -505,7 +505,7 @@ static void test_capture_header_fingerprint(void **state)
     memcpy(h, magic, 8);
     h[8] = 1; h[9] = 0; h[10] = 0; h[11] = 0;
     h[12] = 100; h[13] = 0; h[14] = 0; h[15] = 0;
-    assert_int_equal(capture_header_length(h), 116);
+    assert_int_equal(capture_header_length(h), 120); /* 16 + body + check */
     h[12] = 0; h[14] = 0x10; /* 1 MiB body: only the first SERVER_HEADER_CHECK_BYTES count */
     assert_int_equal(capture_header_length(h), SERVER_HEADER_CHECK_BYTES);
     h[14] = 0; h[15] = 0xff;
