@@ -10,6 +10,20 @@ set -eu
 
 cd "$(dirname "$0")/.."
 
+export DEBIAN_FRONTEND=noninteractive
+
+# Network steps are tried three times, 10 s apart: a mirror's hiccup should not fail a build.
+retry() {
+    for attempt in 1 2 3; do
+        "$@" && return 0
+        [ "$attempt" = 3 ] && break
+        echo "setup: '$*' failed (attempt $attempt of 3); retrying in 10 s" >&2
+        sleep 10
+    done
+    echo "setup: '$*' failed 3 times; check the network and the Debian and npm mirrors" >&2
+    return 1
+}
+
 DEBIAN_PACKAGES="cmake ninja-build pkg-config make gcc g++ clang-14 libclang-rt-14-dev \
 emscripten liblz4-dev lz4 python3 python3-lz4 libwebsockets-dev libcmocka-dev chromium"
 
@@ -28,8 +42,9 @@ if [ -n "$missing" ]; then
         echo "setup: these packages are missing and installing them needs root:$missing" >&2
         exit 1
     fi
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+    retry apt-get update -qq
+    # shellcheck disable=SC2086
+    retry apt-get install -y -qq --no-install-recommends $missing
 fi
 
 # Node.js and npm: the machine image ships them (NodeSource build); only
@@ -39,8 +54,8 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
         echo "setup: node and npm are missing and installing them needs root" >&2
         exit 1
     fi
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm
+    retry apt-get update -qq
+    retry apt-get install -y -qq --no-install-recommends nodejs npm
 fi
 
 # npm packages from the lockfile. The stamp records which lockfile was installed.
@@ -48,7 +63,7 @@ if [ -f package-lock.json ]; then
     stamp=node_modules/.vor-lock-stamp
     if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
         echo "setup: npm ci (package-lock.json changed or node_modules missing)"
-        npm ci --no-audit --no-fund --loglevel=error
+        retry npm ci --no-audit --no-fund --loglevel=error
         cp package-lock.json "$stamp"
     fi
 fi

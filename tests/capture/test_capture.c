@@ -367,11 +367,18 @@ static void torn_tail_at_every_byte_of_the_last_record(void **state) {
 
 /* ---- Another process writing ---- */
 
-static void child_records(const char *path, int frames, int sleep_us, int flame) {
+/* Records `frames` frames (forever if negative). With pause_fd >= 0, it stops after frame
+ * 49 until a byte can be read from pause_fd, so a reader is sure to catch it mid-file. */
+static void child_records(const char *path, int frames, int sleep_us, int flame, int pause_fd) {
     setenv("VOR_RECORD", path, 1);
     if (flame) setenv("VOR_RECORD_FLAME", "1", 1);
     vor_enable();
     for (int i = 0; frames < 0 || i < frames; i++) {
+        if (i == 50 && pause_fd >= 0) {
+            char go;
+            while (read(pause_fd, &go, 1) < 0 && errno == EINTR) {
+            }
+        }
         {
             VOR_SCOPE("child step");
             for (int k = 0; k < 20; k++) {
@@ -399,13 +406,17 @@ static int step_value(const read_frame *f, vor_reader *r, double *out) {
 static void reader_tails_a_capture_another_process_is_writing(void **state) {
     (void)state;
     const char *path = temp_path(".vor");
+    int go[2];
+    assert_int_equal(pipe(go), 0);
     fflush(NULL);
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
-        child_records(path, 300, 1000, 1);
+        close(go[1]);
+        child_records(path, 300, 1000, 1, go[0]);
         _exit(0);
     }
+    close(go[0]);
     vor_reader *r = NULL;
     char err[512];
     for (int tries = 0; r == NULL && tries < 20000; tries++) {
@@ -414,20 +425,29 @@ static void reader_tails_a_capture_another_process_is_writing(void **state) {
     }
     assert_non_null(r);
     read_capture got = {0};
-    int waits = 0;
+    int waits = 0, waits_mid_file = 0, released = 0;
     while (!vor_reader_finished(r) && waits < 40000) {
         collect_frames(r, &got);
         if (got.last == VOR_READ_ERROR) fail_msg("%s", got.error);
+        /* The writer is paused after frame 49: the reader must come to the end of what is
+         * there and wait, and only then is the writer let go. */
+        if (!released && got.n_frames == 50) {
+            waits_mid_file++;
+            assert_int_equal(write(go[1], "g", 1), 1);
+            released = 1;
+        }
         if (!vor_reader_finished(r)) {
             usleep(500);
             waits++;
         }
     }
+    close(go[1]);
     int status;
     assert_int_equal(waitpid(child, &status, 0), child);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     assert_int_equal(got.n_frames, 300);
-    assert_true(waits > 10); /* it really did wait for the writer */
+    assert_int_equal(waits_mid_file, 1); /* it read a file still being written, and waited */
+    assert_true(waits > 0);
     for (uint32_t i = 0; i < 300; i++) {
         double v;
         assert_int_equal(got.frames[i].index, i);
@@ -449,7 +469,7 @@ static void killed_writer_leaves_every_complete_record_readable(void **state) {
         pid_t child = fork();
         assert_true(child >= 0);
         if (child == 0) {
-            child_records(path, -1, 0, 1);
+            child_records(path, -1, 0, 1, -1);
             _exit(0);
         }
         struct stat st;

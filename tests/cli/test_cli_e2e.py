@@ -423,6 +423,32 @@ def test_chrome():
         print("note: no live VOR_TRACE in this build; shape checked only")
 
 
+def default_signals():
+    """In a child: SIGINT, SIGTERM and SIGHUP back to their defaults. A job started in the
+    background (or under nohup) inherits some of them ignored, and vor keeps an inherited
+    "ignore" as a shell user expects, so without this the signal tests would test nothing."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+def popen_vor(cmd, **kwargs):
+    return subprocess.Popen(cmd, preexec_fn=default_signals, **kwargs)
+
+
+def read_stderr_until(proc, text, timeout):
+    """Reads the process's stderr until `text` has appeared; returns what was read."""
+    got = b""
+    deadline = time.time() + timeout
+    while time.time() < deadline and text.encode() not in got:
+        r, _, _ = select.select([proc.stderr], [], [], 0.1)
+        if r:
+            chunk = os.read(proc.stderr.fileno(), 65536)
+            if not chunk:
+                break
+            got += chunk
+    return got.decode()
+
+
 def read_lines_until(proc, want, timeout):
     """Reads stdout lines until `want(lines)` or timeout; returns the lines."""
     lines = []
@@ -459,12 +485,14 @@ def test_tail():
     path = tmp("tail.vor")
     if os.path.exists(path):
         os.remove(path)
-    n = 40
+    n = 60
     # Started before the file exists: it waits, then prints frames while they are written.
-    tail = subprocess.Popen([ARGS.vor, "tail", path, "--from-start", "--interval", "20"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    # The writer starts only once tail has said it is waiting, however slow its start.
+    tail = popen_vor([ARGS.vor, "tail", path, "--from-start", "--interval", "20"], stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE)
+    early_err = ""
     try:
-        time.sleep(0.3)
+        early_err = read_stderr_until(tail, "waiting for the file to appear", 30)
         env = {k: v for k, v in os.environ.items() if not k.startswith("VOR_")}
         env.update(VOR_RECORD=path, VOR_RECORD_FLAME="1")
         writer = subprocess.Popen([ARGS.workload, str(n), "--delay-ms", "50"], env=env, stdout=subprocess.DEVNULL,
@@ -480,19 +508,20 @@ def test_tail():
         check("loss=" in lines[-1] and "loss=" not in lines[0], "a metric appearing mid-run")
     finally:
         rc, err = stop(tail)
+    err = early_err + err
     equal(rc, 0, "tail exits 0 on SIGINT")
     equal(err.count("waiting for the file to appear"), 1, f"one note while waiting: {err!r}")
 
     # Default: the last 10 frames, then follow; -n N chooses how many.
-    tail = subprocess.Popen([ARGS.vor, "tail", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    tail = popen_vor([ARGS.vor, "tail", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lines = read_lines_until(tail, lambda ls: len(ls) >= 10, 10)
     time.sleep(0.3)
     lines += read_lines_until(tail, lambda ls: False, 0.3)
     rc, err = stop(tail)
     equal((rc, err), (0, ""), "tail of a finished capture")
     equal(frame_indices(lines), list(range(n - 10, n)), "the last 10 frames")
-    tail = subprocess.Popen([ARGS.vor, "tail", "-n", "3", path, "--interval", "10"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    tail = popen_vor([ARGS.vor, "tail", "-n", "3", path, "--interval", "10"], stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE)
     lines = read_lines_until(tail, lambda ls: len(ls) >= 3, 10)
     rc, err = stop(tail)
     equal(frame_indices(lines), [n - 3, n - 2, n - 1], "-n 3")
@@ -504,8 +533,8 @@ def test_tail():
     check(err.startswith(f"vor tail: {bad}: "), f"message names the file: {err!r}")
 
     # A new run writing the same path: read again from its start.
-    tail = subprocess.Popen([ARGS.vor, "tail", path, "-n", "1", "--interval", "20"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    tail = popen_vor([ARGS.vor, "tail", path, "-n", "1", "--interval", "20"], stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE)
     lines = read_lines_until(tail, lambda ls: len(ls) >= 1, 10)
     env = {k: v for k, v in os.environ.items() if not k.startswith("VOR_")}
     env.update(VOR_RECORD=path)
@@ -714,8 +743,8 @@ def test_tail_rerun():
     first_size = os.path.getsize(path)
 
     # A long interval: the whole second run happens between two looks.
-    tail = subprocess.Popen([ARGS.vor, "tail", path, "-n", "100", "--interval", "1500"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    tail = popen_vor([ARGS.vor, "tail", path, "-n", "100", "--interval", "1500"], stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE)
     try:
         lines = read_lines_until(tail, lambda ls: len(frame_indices(ls)) >= 5, 10)
         equal(frame_indices(lines), list(range(5)), "the first run")
@@ -732,8 +761,8 @@ def test_tail_rerun():
     check("corrupt" not in err, f"no corruption reported: {err!r}")
 
     # Following closely (20 ms) while new runs start mid-way through writing.
-    tail = subprocess.Popen([ARGS.vor, "tail", path, "--from-start", "--interval", "20"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    tail = popen_vor([ARGS.vor, "tail", path, "--from-start", "--interval", "20"], stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE)
     try:
         lines = read_lines_until(tail, lambda ls: frame_indices(ls) == list(range(80)), 15)
         for frames in (30, 60):
@@ -919,8 +948,8 @@ def interrupt_export(outdir, name, sig, status):
     for attempt in range(8):
         with open(target, "w") as fh:
             fh.write("before\n")
-        proc = subprocess.Popen([ARGS.vor, "export", big, "--format", "chrome", "-o", target],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = popen_vor([ARGS.vor, "export", big, "--format", "chrome", "-o", target],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.time() + 30
         while time.time() < deadline and proc.poll() is None and not temporaries(outdir):
             pass
@@ -983,8 +1012,8 @@ def test_inputs():
     late = tmp("late.fifo")
     if os.path.lexists(late):
         os.remove(late)
-    tail = subprocess.Popen([ARGS.vor, "tail", late, "--interval", "20"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    tail = popen_vor([ARGS.vor, "tail", late, "--interval", "20"], stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE)
     time.sleep(0.3)
     os.mkfifo(late)
     try:
@@ -1047,7 +1076,7 @@ def test_text():
     rc, out, err = vor("diff", path, path, raw=True)
     equal(rc, 0, "diff text")
     check_safe_text(out, "diff text")
-    tail = subprocess.Popen([ARGS.vor, "tail", path, "-n", "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    tail = popen_vor([ARGS.vor, "tail", path, "-n", "3"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lines = read_lines_until(tail, lambda ls: len(ls) >= 3, 10)
     rc, err = stop(tail)
     equal(len(lines), 3, "tail lines")

@@ -42,7 +42,7 @@ execFileSync(tool, ["--deterministic", join(work, "graph.folded"), "-o", svgPath
 
 const context = await chromium.launchPersistentContext(join(work, "profile"), {
   executablePath: CHROMIUM,
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
 let failed = false;

@@ -14,6 +14,12 @@ import path from 'node:path';
 import WebSocket from 'ws';
 
 export const HOST_BIN = process.env.VOR_SERVER_HOST_BIN || process.argv[2];
+/**
+ * How much slower than a plain build the server may be: VOR_TEST_SLOW (a factor, set by
+ * tests/server/CMakeLists.txt for sanitizer builds), else 1. Multiplies the hang-detecting
+ * timeouts here and the latency bounds of the tests that are not about the latency itself.
+ */
+export const SLOW = Math.max(1, Number(process.env.VOR_TEST_SLOW) || 1);
 export const MAGIC = Buffer.from([0x89, 0x56, 0x4f, 0x52, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 if (!HOST_BIN || !fs.existsSync(HOST_BIN)) {
@@ -43,7 +49,7 @@ export async function startServer(args, env = {}) {
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   const port = await new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start in 10 s: ${stderr}`)), 10000);
+    const timer = setTimeout(() => reject(new Error(`server did not start in ${10 * SLOW} s: ${stderr}`)), 10000 * SLOW);
     child.stdout.on('data', (d) => {
       out += d;
       const m = /READY (\d+)/.exec(out);
@@ -64,7 +70,7 @@ export async function startServer(args, env = {}) {
     ws: `ws://127.0.0.1:${port}`,
     stderr: () => stderr,
     /** SIGTERM (what Ctrl-C/kill do to `vor serve`), then the exit status and how long it took. */
-    async stop(timeoutMs = 10000) {
+    async stop(timeoutMs = 10000 * SLOW) {
       const t0 = performance.now();
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -76,7 +82,7 @@ export async function startServer(args, env = {}) {
 }
 
 /** Sends `request` verbatim on a fresh TCP connection; resolves with the parsed response. */
-export function rawHttp(port, request, timeoutMs = 5000) {
+export function rawHttp(port, request, timeoutMs = 5000 * SLOW) {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     const parts = [];
@@ -165,7 +171,7 @@ export function rawUpgrade(port, pathText, headers) {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     let head = Buffer.alloc(0);
-    const timer = setTimeout(() => { sock.destroy(); reject(new Error('no answer to the upgrade')); }, 5000);
+    const timer = setTimeout(() => { sock.destroy(); reject(new Error('no answer to the upgrade')); }, 5000 * SLOW);
     sock.on('error', () => {});
     sock.on('data', (d) => {
       head = Buffer.concat([head, d]);
@@ -220,7 +226,9 @@ export async function captureId(srv, name) {
   return c.id;
 }
 
+/** `promise`, or a rejection after `ms` (times SLOW: this detects hangs, it does not time things). */
 export function withTimeout(promise, ms, what) {
+  ms *= SLOW;
   let timer;
   return Promise.race([
     promise.finally(() => clearTimeout(timer)),

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { MAGIC, captureBytes, get, listCaptures, makeTmp, rawHttp, sleep, startServer } from './server_harness.mjs';
+import { MAGIC, SLOW, captureBytes, get, listCaptures, makeTmp, rawHttp, sleep, startServer } from './server_harness.mjs';
 
 const root = makeTmp('http');
 const site = path.join(root, 'site');
@@ -343,11 +343,13 @@ describe('over-long requests are answered, and do not flood stderr', () => {
 });
 
 describe('idle connections do not lock others out', () => {
-  test('64 idle connections: a normal request still answers within a second', async () => {
+  test('64 idle connections: a normal request still answers while they are all still open', async () => {
     const idle = [];
+    let idleClosed = 0;
     for (let i = 0; i < 64; i++) {
       const s = net.connect(srv.port, '127.0.0.1');
       s.on('error', () => {});
+      s.on('close', () => { idleClosed++; });
       if (i % 2) s.on('connect', () => s.write('GET /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\n')); // never ends
       idle.push(s);
     }
@@ -357,8 +359,13 @@ describe('idle connections do not lock others out', () => {
       const t0 = performance.now();
       const r = await get(srv.port, '/app.js');
       const ms = performance.now() - t0;
+      const closedBefore = idleClosed;
       assert.equal(r.status, 200);
-      assert.ok(ms < 1000, `request took ${ms.toFixed(0)} ms with 64 idle connections`);
+      // Locked out would mean served only once the header timeout (3 s) dropped idle connections:
+      // so the answer must come while none of them has been dropped yet. The latency bound itself
+      // only has to catch a hang, hence loose.
+      assert.equal(closedBefore, 0, `answered only after ${closedBefore} idle connections were dropped (${ms.toFixed(0)} ms)`);
+      assert.ok(ms < 3000 * SLOW, `request took ${ms.toFixed(0)} ms with 64 idle connections`);
       const a = await fetch(`${srv.http}/api/captures`);
       assert.equal(a.status, 200);
     } finally {
@@ -372,12 +379,15 @@ describe('idle connections do not lock others out', () => {
     s.on('connect', () => s.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
     s.resume();
     const t0 = performance.now();
+    // The server allows 3 s (SERVER_HEADER_IDLE_S), checked about once a second: 3-4 s. The upper
+    // bound stays below libwebsockets' default (10 s) on a plain build, so the setting is checked.
+    const upper = 8000 * SLOW;
     await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => { s.destroy(); reject(new Error('still open after 8 s')); }, 8000);
+      const timer = setTimeout(() => { s.destroy(); reject(new Error(`still open after ${upper + 2000} ms`)); }, upper + 2000);
       s.on('close', () => { clearTimeout(timer); resolve(); });
     });
     const ms = performance.now() - t0;
-    assert.ok(ms > 1500 && ms < 6000, `closed after ${ms.toFixed(0)} ms`);
+    assert.ok(ms > 1500 && ms < upper, `closed after ${ms.toFixed(0)} ms`);
   });
 });
 
@@ -390,7 +400,7 @@ describe('a FIFO given as a capture', () => {
     try {
       const t0 = performance.now();
       const list = await listCaptures(s);
-      assert.ok(performance.now() - t0 < 2000);
+      assert.ok(performance.now() - t0 < 3000 * SLOW);
       assert.equal(list[0].state, 'not-a-file');
       assert.equal(list[0].ws, undefined);
       const one = await fetch(`${s.http}/api/captures/${list[0].id}`);
@@ -447,7 +457,8 @@ describe('stop', () => {
     assert.equal((await get(s.port, '/app.js')).status, 200);
     const r = await s.stop();
     assert.equal(r.code, 0, r.stderr);
-    assert.ok(r.ms < 3000, `stop took ${r.ms} ms`);
+    // Idle, it stops within STOP_CHECK_MS (0.1 s); a stop that never came is SIGKILLed (code null).
+    assert.ok(r.ms < 3000 * SLOW, `stop took ${r.ms} ms`);
   });
 
   test('bad arguments exit 2 with one message', async () => {

@@ -5,7 +5,8 @@
 // Run: node tests/server/server_ws.test.mjs build/native/bin/test_server_host
 // Captures are synthetic: the 8-byte magic then random bytes (the server never parses records),
 // so "byte-identical to the file" is a strong check. Timing assertions compare runs against a
-// baseline measured in the same process instead of hard-coding speeds.
+// baseline measured in the same process instead of hard-coding speeds; absolute latency bounds
+// are loose (and times SLOW, see server_harness.mjs) wherever the latency is not the point.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -14,7 +15,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
-  MAGIC, captureBytes, captureId, captureWithHeader, listCaptures, makeTmp, rawUpgrade, sleep, stalledViewer,
+  MAGIC, SLOW, captureBytes, captureId, captureWithHeader, listCaptures, makeTmp, rawUpgrade, sleep, stalledViewer,
   startServer, viewer, withTimeout,
 } from './server_harness.mjs';
 
@@ -164,13 +165,22 @@ describe('following a growing capture', () => {
     const id = await captureId(srv, 'latency.vor');
     const v = viewer(`${srv.ws}/capture/${id}`);
     await v.opened;
-    await withTimeout((async () => { while (v.bytes() < 18) await sleep(5); })(), 5000, 'initial bytes');
-    const t0 = performance.now();
-    fs.appendFileSync(file, Buffer.from('more'));
-    await withTimeout((async () => { while (v.bytes() < 22) await sleep(2); })(), 5000, 'appended bytes');
-    const ms = performance.now() - t0;
+    let expected = 18;
+    await withTimeout((async () => { while (v.bytes() < expected) await sleep(5); })(), 5000, 'initial bytes');
+    // Three appends, judged by the fastest: a server that does not poll (or polls rarely) is slow
+    // every time, while a preempted test process or server only delays one of them.
+    const times = [];
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      fs.appendFileSync(file, Buffer.from('more'));
+      expected += 4;
+      await withTimeout((async () => { while (v.bytes() < expected) await sleep(2); })(), 5000, 'appended bytes');
+      times.push(performance.now() - t0);
+      await sleep(100); // parked at the end again
+    }
     v.ws.close();
-    assert.ok(ms < 1000, `appended bytes took ${ms} ms to arrive`);
+    // The poll period is 50 ms; 1 s is 20 of them.
+    assert.ok(Math.min(...times) < 1000 * SLOW, `appended bytes took ${times.map((t) => t.toFixed(0))} ms to arrive`);
   });
 });
 
@@ -195,16 +205,26 @@ describe('a stalled viewer does not delay the others', () => {
     await sleep(300); // let the server fill the stalled socket's buffers
     // Memory stays bounded: the stalled viewer costs at most about one chunk, not the file.
     const rssGrowth = rssBytes(srv.child.pid) - rssBefore;
-    const withStall = await run();
+    // A server that blocked on the stalled socket would never finish (the 120 s timeout); one
+    // that served viewers in lock-step would be slower every time. A noisy machine slows a single
+    // run, so a run over the bound is retried once and the faster run counts.
+    const bound = baseline * 3 + 1500 * SLOW;
+    let withStall = await run();
+    if (withStall >= bound) {
+      console.log(`# ${withStall.toFixed(0)} ms with a stalled viewer (bound ${bound.toFixed(0)} ms): running again`);
+      withStall = Math.min(withStall, await run());
+    }
     // The server keeps answering HTTP while the stalled viewer sits there.
     const t0 = performance.now();
-    assert.equal((await fetch(`${srv.http}/api/captures`)).status, 200);
+    const listing = await withTimeout(fetch(`${srv.http}/api/captures`), 30000, 'the listing with a stalled viewer');
+    assert.equal(listing.status, 200);
     const apiMs = performance.now() - t0;
     assert.ok(!stalled.destroyed, 'the stalled viewer was dropped (policy: it is kept)');
     stalled.destroy();
     console.log(`# 8 viewers x 24 MiB: ${baseline.toFixed(0)} ms alone, ${withStall.toFixed(0)} ms with a stalled viewer`);
-    assert.ok(withStall < baseline * 3 + 1500, `with a stalled viewer ${withStall} ms vs ${baseline} ms without`);
-    assert.ok(apiMs < 1000, `listing took ${apiMs} ms with a stalled viewer`);
+    assert.ok(withStall < bound, `with a stalled viewer ${withStall} ms vs ${baseline} ms without`);
+    // Not a latency test: it must answer, in well under the seconds a blocked loop would take.
+    assert.ok(apiMs < 3000 * SLOW, `listing took ${apiMs} ms with a stalled viewer`);
     assert.ok(rssGrowth < 8 * 1024 * 1024, `server RSS grew by ${rssGrowth} bytes for one stalled viewer`);
   });
 });
@@ -441,9 +461,12 @@ describe('a FIFO where a capture was expected', () => {
       assert.equal(r.code, 1008);
       assert.match(r.reason, /not a regular file/);
       assert.match(r.texts[0].message, /pipe\.vor is not a regular file/);
+      // A server stuck in open(2) on the FIFO would not answer at all (until `finally` unblocks it).
       const t0 = performance.now();
-      assert.equal((await fetch(`${s.http}/api/captures`)).status, 200);
-      assert.ok(performance.now() - t0 < 1000);
+      const listing = await withTimeout(fetch(`${s.http}/api/captures`), 10000, 'the listing after the FIFO');
+      assert.equal(listing.status, 200);
+      const ms = performance.now() - t0;
+      assert.ok(ms < 3000 * SLOW, `listing took ${ms.toFixed(0)} ms after the FIFO`);
       const ok = await withTimeout(viewer(`${s.ws}/capture/${list.find((c) => c.name === 'good.vor').id}?follow=0`).done,
         3000, 'the regular capture');
       assert.ok(ok.data.equals(content));
@@ -637,7 +660,9 @@ describe('limits and stopping', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     assert.equal(r.code, 0, r.stderr);
-    assert.ok(r.ms < 5000, `stop took ${r.ms} ms`);
+    // Stopping waits SERVER_STOP_GRACE_MS (1 s) for viewers to take their close; a stop held up
+    // by the stalled viewer for good is SIGKILLed by s.stop() (code null, failing above).
+    assert.ok(r.ms < 5000 * SLOW, `stop took ${r.ms} ms`);
     for (const c of closes) {
       assert.equal(c.code, 1001);
       assert.equal(c.reason, 'server stopping');

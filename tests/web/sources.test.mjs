@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { WebSocketServer, WebSocket } from 'ws';
 import { createInPageSource } from '../../web/sources/in_page.js';
 import { parseCaptureList, chooseCapture, fetchCaptureList, formatBytes } from '../../web/sources/captures.js';
@@ -173,10 +174,20 @@ test('websocket: no decoder, no connection, and a clear message', () => {
   assert.match(sink.statuses[0][1], /cannot decode \.vor bytes without a capture decoder/);
 });
 
+/** A loopback port nothing listens on: one the kernel just handed out, closed again. */
+async function closedPort() {
+  const srv = net.createServer();
+  await new Promise((resolve, reject) => { srv.once('error', reject); srv.listen(0, '127.0.0.1', resolve); });
+  const { port } = srv.address();
+  await new Promise((resolve) => srv.close(resolve));
+  return port;
+}
+
 test('websocket: a refused connection is reported', async () => {
   const sink = recordingSink();
   const events = [];
-  connectCaptureStream({ url: 'ws://127.0.0.1:9/capture/0', decoder: createCaptureDecoder(), sink, name: 'run.vor', WebSocketImpl: WebSocket, onEvent: (k) => events.push(k) });
+  const port = await closedPort();
+  connectCaptureStream({ url: `ws://127.0.0.1:${port}/capture/0`, decoder: createCaptureDecoder(), sink, name: 'run.vor', WebSocketImpl: WebSocket, onEvent: (k) => events.push(k) });
   await waitFor(() => events.includes('close'));
   assert.ok(sink.statuses.some(([k, t]) => k === 'error' && /cannot connect/.test(t)));
 });
