@@ -17,6 +17,7 @@
 
 #if defined(VOR_PLATFORM_WASM)
 #include <emscripten.h>
+#include <emscripten/threading.h>
 #endif
 
 #if defined(VOR_ARCH_X86) && !defined(VOR_PLATFORM_WASM)
@@ -40,13 +41,65 @@ uint64_t vor_clock_ns(void) {
     if (VOR_UNLIKELY(vor_clock_source_now == VOR_CLOCK_SOURCE_FAKE)) return fake_clock_fn(fake_clock_user);
 #if defined(VOR_PLATFORM_WASM)
     /* performance.now() in ms as a double; microsecond-ish resolution in browsers. */
-    return (uint64_t)(emscripten_get_now() * 1e6);
+    return (uint64_t)(vor_wasm_now_ms() * 1e6);
 #else
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 #endif
 }
+
+#if defined(VOR_PLATFORM_WASM)
+/* performance.timeOrigin: ms since 1970 at which this realm's performance.now() is 0,
+ * on the same monotonic clock for every realm of the page; 0 where there is none. */
+EM_JS(double, vor_js_time_origin_ms, (void), {
+    return (typeof performance === 'object' && performance && typeof performance.timeOrigin === 'number') ?
+        performance.timeOrigin : 0;
+});
+
+/* Written once, by the main thread, before any thread exists (constructors run on the
+ * main thread only); read by workers. */
+static double main_time_origin_ms;
+
+__attribute__((constructor)) static void remember_main_time_origin(void) {
+    main_time_origin_ms = vor_js_time_origin_ms();
+}
+
+/* A browser worker's emscripten_get_now() is performance.now() - drift, with drift set
+ * by Emscripten from a postMessage. The main thread's timeline is performance.now() +
+ * (this origin - the main origin), so the correction is that difference plus drift. */
+EM_JS(double, vor_js_worker_clock_correction_ms, (double main_origin), {
+    if (typeof ENVIRONMENT_IS_NODE !== 'undefined' && ENVIRONMENT_IS_NODE) return 0;
+    if (!(main_origin > 0) || typeof performance !== 'object' || typeof performance.timeOrigin !== 'number') return 0;
+    return performance.timeOrigin - main_origin + (Module['__performance_now_clock_drift'] || 0);
+});
+
+EM_JS(int, vor_js_is_node, (void), {
+    return (typeof ENVIRONMENT_IS_NODE !== 'undefined' && ENVIRONMENT_IS_NODE) ? 1 : 0;
+});
+
+#if defined(__EMSCRIPTEN_PTHREADS__)
+_Thread_local int vor_wasm_offset_known;
+_Thread_local double vor_wasm_offset_ms;
+
+double vor_wasm_thread_offset_slow(void) {
+    double offset = emscripten_is_main_runtime_thread() ? 0 : vor_js_worker_clock_correction_ms(main_time_origin_ms);
+    vor_wasm_offset_ms = offset;
+    vor_wasm_offset_known = 1;
+    return offset;
+}
+#endif
+
+double vor_wasm_realm_offset_ms(void) {
+#if defined(__EMSCRIPTEN_PTHREADS__)
+    if (emscripten_is_main_runtime_thread() || main_time_origin_ms <= 0 || vor_js_is_node()) return 0;
+    double here = vor_js_time_origin_ms();
+    return here > 0 ? here - main_time_origin_ms : 0;
+#else
+    return 0;
+#endif
+}
+#endif
 
 uint64_t vor_clock_ticks_slow(void) {
     if (VOR_UNLIKELY(fake_ticks_fn != NULL) && vor_clock_source_now == VOR_CLOCK_SOURCE_FAKE)

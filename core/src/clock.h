@@ -11,6 +11,13 @@
  *
  * Tests replace the source with a fake clock (vor_testing_set_clock), in which case
  * ticks are nanoseconds.
+ *
+ * In WebAssembly ticks are nanoseconds of performance.now() on the main thread's
+ * timeline. A worker's performance.now() counts from the worker's own time origin, and
+ * Emscripten 3.1.6 shifts emscripten_get_now() there by an offset measured with a
+ * postMessage, so it comes out early by that message's latency (about a millisecond).
+ * vor corrects each worker once, on its first clock read, with the exact difference of
+ * the two realms' performance.timeOrigin (vor_wasm_thread_offset_slow in clock.c).
  */
 #ifndef VOR_CLOCK_H
 #define VOR_CLOCK_H
@@ -37,6 +44,28 @@ extern VOR_HIDDEN int vor_clock_source_now;
 /* The slow path: OS monotonic clock or the fake clock, in ns. */
 VOR_HIDDEN uint64_t vor_clock_ticks_slow(void);
 
+#if defined(VOR_PLATFORM_WASM) && defined(__EMSCRIPTEN_PTHREADS__)
+/* ms to add to emscripten_get_now() on this thread; known after its first read. */
+extern VOR_HIDDEN _Thread_local int vor_wasm_offset_known;
+extern VOR_HIDDEN _Thread_local double vor_wasm_offset_ms;
+VOR_HIDDEN double vor_wasm_thread_offset_slow(void);
+static inline double vor_wasm_now_ms(void) {
+    double offset = VOR_LIKELY(vor_wasm_offset_known) ? vor_wasm_offset_ms : vor_wasm_thread_offset_slow();
+    return emscripten_get_now() + offset;
+}
+#elif defined(VOR_PLATFORM_WASM)
+static inline double vor_wasm_now_ms(void) {
+    return emscripten_get_now();
+}
+#endif
+
+#if defined(VOR_PLATFORM_WASM)
+/* This realm's performance.now() minus vor's clock, in ms: what turns a vor time into
+ * one that performance.measure and console.timeStamp of this thread take. 0 on the main
+ * thread and under node (whose emscripten_get_now() is process-wide). */
+VOR_HIDDEN double vor_wasm_realm_offset_ms(void);
+#endif
+
 /* Raw ticks. Inline: this is half of every scope's cost. */
 static inline uint64_t vor_clock_ticks(void) {
 #if defined(VOR_ARCH_X86) && !defined(VOR_PLATFORM_WASM)
@@ -50,7 +79,7 @@ static inline uint64_t vor_clock_ticks(void) {
 #elif defined(VOR_PLATFORM_WASM)
     /* performance.now() (process.hrtime under node), called directly: ticks are ns. */
     if (VOR_LIKELY(__atomic_load_n(&vor_clock_source_now, __ATOMIC_RELAXED) == VOR_CLOCK_SOURCE_MONOTONIC))
-        return (uint64_t)(emscripten_get_now() * 1e6);
+        return (uint64_t)(vor_wasm_now_ms() * 1e6);
 #endif
     return vor_clock_ticks_slow();
 }

@@ -97,11 +97,15 @@ EMSCRIPTEN_KEEPALIVE int scenes_start(void) {
 /* One frame of the scenes above, then vor_frame_mark(). */
 EMSCRIPTEN_KEEPALIVE void scenes_frame(int k) {
 #if defined(SCENES_WORKER)
-    int ticket = __atomic_add_fetch(&work_requested, 1, __ATOMIC_ACQ_REL);
-    emscripten_futex_wake(&work_requested, 1);
+    int ticket;
 #endif
     {
         VOR_SCOPE("update");
+#if defined(SCENES_WORKER)
+        /* Asked inside update: the worker's scopes cannot really begin before update. */
+        ticket = __atomic_add_fetch(&work_requested, 1, __ATOMIC_ACQ_REL);
+        emscripten_futex_wake(&work_requested, 1);
+#endif
         {
             VOR_SCOPE("physics");
             spin_us(400);

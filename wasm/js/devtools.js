@@ -167,14 +167,10 @@ var LibraryVorDevtools = {
       return null;
     },
 
-    // The session epoch on this realm's performance.now() timeline, in ms.
+    // The session epoch on this realm's performance.now() timeline, in ms (the C side has
+    // already taken off a worker's time-origin difference: browser_sink.c).
     epochMs: function(desc) {
-      var base = HEAPF64[desc >> 3];
-#if USE_PTHREADS
-      // emscripten_get_now() on a worker reads the main thread's time origin; this realm's is ours.
-      if (ENVIRONMENT_IS_PTHREAD) base += Module['__performance_now_clock_drift'] || 0;
-#endif
-      return base;
+      return HEAPF64[desc >> 3];
     },
 
     formatValue: function(v, unit) {

@@ -19,12 +19,12 @@
  * short scopes in C (JavaScript reads each record's duration anyway, and it costs the same
  * there: see vor_browser_set_min_duration_ns for the figures).
  *
- * Time base: vor's clock in wasm is emscripten_get_now(), i.e. performance.now(), so a
- * scope at start_ns (since the session epoch) is at (epoch_ns + start_ns) / 1e6 ms on the
- * page's performance.now() timeline, which is what performance.measure and
- * console.timeStamp take. (In a pthreads build emscripten_get_now() on a worker is
- * already shifted to the main thread's time origin; devtools.js shifts it back when the
- * frame thread is a worker.)
+ * Time base: vor's clock in wasm is performance.now() on the main thread's timeline
+ * (clock.h), so a scope at start_ns (since the session epoch) is at (epoch_ns +
+ * start_ns) / 1e6 ms on the page's performance.now() timeline, which is what
+ * performance.measure and console.timeStamp take. When the frame thread is a worker, its
+ * own timeline starts later by the difference of the time origins, which epoch_ms takes
+ * off (vor_wasm_realm_offset_ms).
  *
  * Settings (mode, track group, minimum duration) can change at any time from any thread;
  * the frame thread picks them up at its next frame. The page can change them from
@@ -50,6 +50,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
 #include "vor/browser.h"
 #include "vor_internal.h"
 
@@ -454,7 +455,7 @@ static int sink_frame(void *state, const vor_frame_record *rec) {
     }
 
     sink_frame_desc *d = &sink.desc;
-    d->epoch_ms = (double)vor_session_now.epoch_ns / 1e6;
+    d->epoch_ms = (double)vor_session_now.epoch_ns / 1e6 - vor_wasm_realm_offset_ms();
     d->start_ns = (double)rec->start_ns;
     d->duration_ns = (double)rec->duration_ns;
     d->index = (double)rec->index;

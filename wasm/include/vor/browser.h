@@ -61,10 +61,11 @@
  * in a pthread.
  *
  * Limitations: timestamps are performance.now() values, 5 us steps in a cross-origin
- * isolated page and 100 us steps otherwise. In a pthreads build, Emscripten 3.1.6 moves a
- * worker's clock onto the main thread's time origin with an offset measured by a
- * postMessage, so a worker's scopes can show early by that message's latency (about a
- * millisecond); they keep their frame index (the "frame" detail).
+ * isolated page and 100 us steps otherwise. In a pthreads build a worker's times are moved
+ * onto the main thread's timeline by the difference of the two realms' time origins
+ * (performance.timeOrigin, same steps), rather than by Emscripten 3.1.6's offset measured
+ * with a postMessage, which leaves them early by that message's latency (up to about a
+ * millisecond). Every scope also keeps its frame index (the "frame" detail).
  *
  * Failures: if the browser lacks performance.measure (USER_TIMING) or console.timeStamp
  * (FAST), or a call throws, the sink turns itself off (vor_browser_get_mode() then says
