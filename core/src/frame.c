@@ -151,6 +151,9 @@ static uint32_t drain_thread(vor_thread *t, const vor_clock_map *map, uint64_t c
     uint32_t first = n_scopes;
     int64_t epoch = (int64_t)vor_session_now.epoch_ns;
     uint64_t discard_before = fa.discard_before_tick;
+    /* Ticks that are nanoseconds already (the OS clock, and always in wasm) map to
+     * themselves: no conversion per scope. */
+    int identity = map->ns_per_tick == 1.0 && (uint64_t)map->base_ns == map->base_tick;
 
     for (; tail != head; tail++) {
         const vor_event *e = &t->events[tail & t->mask];
@@ -163,14 +166,23 @@ static uint32_t drain_thread(vor_thread *t, const vor_clock_map *map, uint64_t c
             tail = head;
             break;
         }
-        uint32_t id = vor_site_register(e->site);
-        if (id == 0) {
-            (*dropped)++;
-            continue;
+        /* Sites are registered here, by the frame thread only, so the id is read unlocked. */
+        uint32_t id = e->site->id;
+        if (VOR_UNLIKELY(id == 0)) {
+            id = vor_site_register(e->site);
+            if (id == 0) {
+                (*dropped)++;
+                continue;
+            }
         }
-        int64_t start = (int64_t)(e->start - map->base_tick) < 0 ? map_earlier_tick(e->start)
-                                                                 : vor_clock_map_ns(map, e->start);
-        int64_t end = vor_clock_map_ns(map, e->end);
+        int64_t start, end;
+        if (identity) {
+            start = (int64_t)e->start;
+            end = (int64_t)e->end;
+        } else {
+            start = (int64_t)(e->start - map->base_tick) < 0 ? map_earlier_tick(e->start) : vor_clock_map_ns(map, e->start);
+            end = vor_clock_map_ns(map, e->end);
+        }
         vor_scope_record *r = &fa.scopes[n_scopes++];
         r->site_id = id;
         r->depth = e->depth;
