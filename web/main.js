@@ -2,8 +2,10 @@
 // page has: the capture list of `vor serve` (GET /api/captures, then a websocket per capture, the
 // first one or ?capture=<id>, with a picker for the others), and .vor files dropped on the page or
 // chosen with the "Open .vor…" button. Both need the capture decoder (sources/decoder.js); without it
-// the page says so instead of showing anything made up. Query parameters: capture=<id>, budget=<ms>,
-// history=<frames>.
+// the page says so instead of showing anything made up. One source at a time: opening a file stops
+// the stream or the file read before it (even one still waiting for the decoder to load), and a file
+// opened before the capture list arrived is kept (the first capture is not opened over it). Query
+// parameters: capture=<id>, budget=<ms>, history=<frames>.
 
 import { mountPanel } from './panel.js';
 import { loadCaptureDecoder } from './sources/decoder.js';
@@ -27,21 +29,23 @@ export async function startPanelPage(element, { captureListUrl = '/api/captures'
 
   const decoderReady = decoderUrl ? loadCaptureDecoder(decoderUrl) : loadCaptureDecoder(new URL('capture_decoder.js', loc.href).href);
   let stream = null;
-  let reading = null;
+  let reading = null; // AbortController of the latest file opened: the only one allowed to touch the panel
 
   const openFile = async (file) => {
     stream?.close();
     stream = null;
     reading?.abort();
+    const mine = new AbortController(); // before any await: a file opened meanwhile aborts this one
+    reading = mine;
     const { decoder, reason } = await decoderReady;
+    if (mine.signal.aborted) return;
     if (!decoder) {
       panel.setNotice({ title: 'Cannot open the file: no capture decoder', lines: [reason] });
       panel.setStatus(`${file.name}: no capture decoder`, 'error');
       return;
     }
     panel.setNotice(null);
-    reading = new AbortController();
-    await readCaptureFile(file, decoder, panel, { signal: reading.signal });
+    await readCaptureFile(file, decoder, panel, { signal: mine.signal });
   };
   panel.sourceSlot.append(createFileButton(doc, openFile));
   attachFileDrop(doc.documentElement, openFile, { hoverClassTarget: panel.root });
@@ -49,6 +53,7 @@ export async function startPanelPage(element, { captureListUrl = '/api/captures'
   const openCapture = (capture, decoder) => {
     stream?.close();
     reading?.abort();
+    reading = null;
     const url = new URL(loc.href);
     url.searchParams.set('capture', capture.id);
     doc.defaultView.history.replaceState(null, '', url);
@@ -57,7 +62,9 @@ export async function startPanelPage(element, { captureListUrl = '/api/captures'
 
   panel.setStatus('looking for captures…', 'info');
   const [list, { decoder, reason }] = await Promise.all([fetchCaptureList(captureListUrl), decoderReady]);
+  const fileOpened = reading !== null; // the user opened a file while the page was loading: it stays
   if (!list.captures) {
+    if (fileOpened) return { panel, decoder, captures: null };
     panel.setStatus('no capture server', 'info');
     panel.setNotice(decoder
       ? { title: 'Open a capture', lines: ['Drop a .vor file on the page or use “Open .vor…”.', `Served by vor serve, this page lists and streams captures itself (here: ${list.reason}).`] }
@@ -65,6 +72,7 @@ export async function startPanelPage(element, { captureListUrl = '/api/captures'
     return { panel, decoder, captures: null };
   }
   if (list.captures.length === 0) {
+    if (fileOpened) return { panel, decoder, captures: list.captures };
     panel.setStatus('vor serve has no captures', 'warn');
     panel.setNotice({ title: 'No captures yet', lines: ['vor serve lists no capture. Start it with .vor files or a folder, or drop a file here.'] });
     return { panel, decoder, captures: list.captures };
@@ -73,6 +81,7 @@ export async function startPanelPage(element, { captureListUrl = '/api/captures'
   if (list.captures.length > 1) {
     panel.sourceSlot.prepend(createCapturePicker(doc, list.captures, chosen.id, (c) => openCapture(c, decoder)));
   }
+  if (fileOpened) return { panel, decoder, captures: list.captures };
   if (!decoder) {
     panel.setStatus(`${chosen.name}: no capture decoder`, 'error');
     panel.setNotice({ title: 'No capture decoder available', lines: [reason, `The capture ${chosen.name} is listed but its bytes cannot be decoded on this page.`] });

@@ -11,8 +11,13 @@
 // The shared time axis: the bars and every plot use one frame axis (layout.js, axis.js frameAxis);
 // the pinned frame and the zoomed range apply to all of them, and the flame chart shows the pinned
 // frame, or the zoomed range, or (live) the latest frame that carries scopes.
+//
+// Bounded canvas: at most MAX_PLOT_COLUMNS (64) metric plots (store.js; the toolbar says how many
+// columns are not plotted), only the plots inside the scrolled viewport are drawn (scrolling redraws),
+// and the backing store is kept within MAX_CANVAS_PX device pixels a side (the backing ratio drops
+// below devicePixelRatio rather than the canvas going blank).
 
-import { FrameStore, SCOPES_PRESENT, SCOPES_EVICTED, DEFAULT_HISTORY_FRAMES, MAX_HISTORY_FRAMES, DEFAULT_SCOPE_BUDGET } from './store.js';
+import { FrameStore, SCOPES_PRESENT, SCOPES_EVICTED, DEFAULT_HISTORY_FRAMES, MAX_HISTORY_FRAMES, DEFAULT_SCOPE_BUDGET, MAX_PLOT_COLUMNS } from './store.js';
 import { frameAxis, zoomWindow, panWindow, formatNs, formatMs } from './axis.js';
 import { computeLayout, flameLanes, inside } from './layout.js';
 import { createBins, binRange } from './binning.js';
@@ -20,7 +25,7 @@ import { createTextMeasurer, canvasRawMeasure } from './text.js';
 import { THEME, siteColorIndex } from './colors.js';
 import { RectBatches } from './render/batch.js';
 import { drawBars } from './render/bars.js';
-import { drawPlot } from './render/plots.js';
+import { drawPlot, createLinePoints } from './render/plots.js';
 import { drawFlame, flameHitTest, createFlameScratch } from './render/flame.js';
 import { buildFlameModel } from './flame_model.js';
 import { attachInput } from './input.js';
@@ -29,6 +34,7 @@ import { injectPanelStyle } from './panel_style.js';
 
 export const DEFAULT_BUDGET_MS = 16.7;
 const MAX_SLOT_PX = 14; // widest bar when few frames are in view (live/overview)
+export const MAX_CANVAS_PX = 16384; // device pixels a side: browsers leave larger canvases blank
 
 function el(doc, tag, cls, attrs = {}) {
   const e = doc.createElement(tag);
@@ -107,6 +113,7 @@ export function mountPanel(element, options = {}) {
   const bins = createBins(2048);
   const batches = new RectBatches();
   const flameScratch = createFlameScratch();
+  const linePoints = createLinePoints(); // plot line scratch, grown when needed, kept across draws
   const siteColors = new Map();
   const colorOf = (id) => {
     let c = siteColors.get(id);
@@ -121,6 +128,7 @@ export function mountPanel(element, options = {}) {
   let dirty = true;
   let lastDrawMs = 0;
   let drawCount = 0;
+  let plotsDrawn = 0;
 
   // ---- drawing
   function requestDraw() {
@@ -190,9 +198,9 @@ export function mountPanel(element, options = {}) {
   }
 
   function ensureCanvas(layoutHeight) {
-    const ratio = win.devicePixelRatio || 1;
     const w = scroll.clientWidth || element.clientWidth || 800;
     const h = Math.max(scroll.clientHeight || 600, layoutHeight || 0);
+    const ratio = Math.min(win.devicePixelRatio || 1, MAX_CANVAS_PX / w, MAX_CANVAS_PX / h);
     if (ratio !== dpr) { dpr = ratio; measurer.setScale(ratio); }
     if (w !== cssW || h !== cssH || canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
       cssW = w; cssH = h;
@@ -206,7 +214,7 @@ export function mountPanel(element, options = {}) {
     if (destroyed) return 0;
     const t0 = win.performance.now();
     dirty = false;
-    const columns = store.decls.plotColumns();
+    const columns = store.plotColumns(); // at most MAX_PLOT_COLUMNS
     let layout = computeLayout(scroll.clientWidth || 800, scroll.clientHeight || 600, columns.length);
     ensureCanvas(layout.totalHeight);
     layout = computeLayout(cssW, cssH, columns.length);
@@ -225,10 +233,18 @@ export function mountPanel(element, options = {}) {
     const emptyMessage = store.size === 0 ? 'Waiting for frames…'
       : 'The paused frames have left the bounded history: resume (space) to follow the stream';
     const view = { axis, budgetMs: state.budgetMs, pinned: state.pinned, range: state.range, showOverhead: state.showOverhead, dragSel, emptyMessage };
-    const env = { store, view, bins, batches, measurer, dpr };
+    const env = { store, view, bins, batches, measurer, dpr, linePoints };
 
     const barsInfo = drawBars(ctx, layout.bars, env);
-    const plotInfo = columns.map((col, i) => drawPlot(ctx, layout.plots[i], col, i, env));
+    // plots outside the scrolled viewport are not drawn (null): scrolling them in redraws
+    const top = scroll.scrollTop, bottom = top + (scroll.clientHeight || cssH);
+    plotsDrawn = 0;
+    const plotInfo = columns.map((col, i) => {
+      const r = layout.plots[i];
+      if (r.y + r.h <= top || r.y >= bottom) return null;
+      plotsDrawn++;
+      return drawPlot(ctx, r, col, i, env);
+    });
 
     // flame chart
     const sel = flameSelection(a, b);
@@ -415,8 +431,10 @@ export function mountPanel(element, options = {}) {
       chipTitle = 'No frame in view reports the profiler\'s own cost (overhead_ns = 0 means unknown).';
     }
     const rej = rejected ? ` · ${rejected} rejected` : '';
+    const hidden = store.hiddenColumns();
+    const hiddenText = hidden ? ` · ${hidden.toLocaleString('en-US')} more metrics not plotted` : '';
     const statsText = `${store.size.toLocaleString('en-US')}/${store.capacity.toLocaleString('en-US')} frames · ` +
-      `${store.totalScopes.toLocaleString('en-US')} scopes${rej}`;
+      `${store.totalScopes.toLocaleString('en-US')} scopes${rej}${hiddenText}`;
     const key = chipText + statsText + state.paused + state.showOverhead;
     if (key === toolbarText) return;
     toolbarText = key;
@@ -424,7 +442,8 @@ export function mountPanel(element, options = {}) {
     chip.title = chipTitle;
     chip.setAttribute('aria-pressed', String(state.showOverhead));
     stats.textContent = statsText;
-    stats.title = rejected ? `Last rejected frame view: ${lastReject}` : 'Frames held in the bounded history, and scopes held in memory';
+    stats.title = (rejected ? `Last rejected frame view: ${lastReject}` : 'Frames held in the bounded history, and scopes held in memory') +
+      (hidden ? `. At most ${MAX_PLOT_COLUMNS} metric columns are plotted (system columns first, then in declaration order); the values of the other ${hidden.toLocaleString('en-US')} are not kept.` : '');
   }
 
   // ---- actions
@@ -520,6 +539,8 @@ export function mountPanel(element, options = {}) {
   });
   const ro = new win.ResizeObserver(() => requestDraw());
   ro.observe(scroll);
+  const onScroll = () => requestDraw(); // plots scrolled into view are drawn
+  scroll.addEventListener('scroll', onScroll, { passive: true });
   // devicePixelRatio changes (zoom, moving to another screen) need a resize and a cleared text cache
   let dprQuery = null;
   const watchDpr = () => {
@@ -584,6 +605,7 @@ export function mountPanel(element, options = {}) {
     if (rafId) win.cancelAnimationFrame(rafId);
     detachInput();
     ro.disconnect();
+    scroll.removeEventListener('scroll', onScroll);
     dprQuery?.removeEventListener('change', onDpr);
     root.remove();
   }
@@ -653,6 +675,9 @@ export function mountPanel(element, options = {}) {
         frames: store.size,
         scopes: store.totalScopes,
         rejected,
+        plots: frame ? frame.columns.length : 0,
+        plotsDrawn,
+        hiddenColumns: store.hiddenColumns(),
         lastDrawMs,
         drawCount,
         tooltip: tooltip.hidden ? null : tooltip.innerText,

@@ -2,9 +2,13 @@
 //
 // Frames get consecutive sequence numbers (seq) in arrival order; the ring keeps the last `capacity`
 // of them (default 10,000, at most 100,000). Per-frame numbers live in columnar typed arrays indexed by
-// seq % capacity, so the bars and plots read a contiguous (or two-piece) run of doubles, and memory is
-// fixed at construction: about (5 * 8 + 5) bytes per frame plus (8 + 1) bytes per frame per metric column,
-// e.g. 10,000 frames x 10 columns = 1.3 MB.
+// seq % capacity, so the bars and plots read a contiguous (or two-piece) run of doubles: about (5 * 8 + 5)
+// bytes per frame, allocated at construction, plus (8 + 1) bytes per frame for each metric column that
+// is plotted, allocated on the column's first value. At most MAX_PLOT_COLUMNS (64) metric columns are
+// plotted (system columns first, then declaration order; frame_ms is the bars): the values of the others
+// are not kept, and the panel says how many there are. So the ring holds at most about
+// (45 + 9 * 64) bytes per frame, e.g. 10,000 frames x 10 columns = 1.3 MB, 100,000 frames x 64 columns =
+// 62 MB, however many columns a capture declares (the reader accepts 4,096).
 //
 // Scopes are the heavy part (24 bytes each: start, duration, site, depth). They are bounded separately
 // by a scope budget (default 2,000,000 scopes, about 48 MB; at most 20,000,000): when a new frame would
@@ -17,6 +21,7 @@ export const DEFAULT_HISTORY_FRAMES = 10000;
 export const MAX_HISTORY_FRAMES = 100000;
 export const DEFAULT_SCOPE_BUDGET = 2000000;
 export const MAX_SCOPE_BUDGET = 20000000;
+export const MAX_PLOT_COLUMNS = 64;
 
 export const SCOPES_NONE = 0; // metrics-only frame
 export const SCOPES_PRESENT = 1;
@@ -31,7 +36,7 @@ export class Declarations {
     this.sites = new Map(); // id -> {id, name, function, file, line}
     this.threads = new Map(); // id -> {id, name, order}
     this.frameMsColumn = -1;
-    this.version = 0;
+    this.version = (this.version ?? -1) + 1; // never goes back: caches keyed on it stay correct across a clear
   }
 
   /**
@@ -88,15 +93,23 @@ export class Declarations {
 }
 
 export class FrameStore {
-  constructor({ capacity = DEFAULT_HISTORY_FRAMES, scopeBudget = DEFAULT_SCOPE_BUDGET } = {}) {
+  constructor({ capacity = DEFAULT_HISTORY_FRAMES, scopeBudget = DEFAULT_SCOPE_BUDGET, maxColumns = MAX_PLOT_COLUMNS } = {}) {
     if (!(capacity >= 1 && capacity <= MAX_HISTORY_FRAMES)) {
       throw new RangeError(`history capacity ${capacity} outside 1..${MAX_HISTORY_FRAMES} frames`);
     }
     if (!(scopeBudget >= 0 && scopeBudget <= MAX_SCOPE_BUDGET)) {
       throw new RangeError(`scope budget ${scopeBudget} outside 0..${MAX_SCOPE_BUDGET} scopes`);
     }
+    if (!(maxColumns >= 0 && maxColumns <= MAX_PLOT_COLUMNS)) {
+      throw new RangeError(`plotted columns ${maxColumns} outside 0..${MAX_PLOT_COLUMNS}`);
+    }
     this.capacity = capacity | 0;
     this.scopeBudget = scopeBudget;
+    this.maxColumns = maxColumns | 0;
+    this.plotted = []; // the columns that get a plot and keep their values (see plotColumns())
+    this.plottedIds = new Set();
+    this.hidden = 0;
+    this.plottedVersion = -1; // decls.version they were computed for
     this.decls = new Declarations();
     this.frameIndex = new Float64Array(capacity);
     this.startNs = new Float64Array(capacity);
@@ -129,6 +142,7 @@ export class FrameStore {
   clear() {
     this.decls.clear();
     this.columnData.clear();
+    this.plottedVersion = -1;
     this.reset();
     this.scopeVersion++;
   }
@@ -154,15 +168,18 @@ export class FrameStore {
     this.overheadNs[s] = view.overheadNs;
     this.scopeCount[s] = view.nScopes;
     this.droppedScopes[s] = view.droppedScopes;
+    const ids = view.columnIds;
+    for (let i = 0; i < ids.length; i++) this.decls.ensureColumn(ids[i]);
+    const plotted = this.plottedColumnIds(); // after the placeholders: they may change which are plotted
     for (const c of this.columnData.values()) c.present[s] = 0;
     let frameMs = NaN;
-    for (let i = 0; i < view.columnIds.length; i++) {
-      const id = view.columnIds[i];
-      this.decls.ensureColumn(id);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      if (id === this.decls.frameMsColumn) frameMs = view.values[i];
+      if (!plotted.has(id)) continue; // not plotted: its values are not kept
       const col = this.column(id);
       col.values[s] = view.values[i];
       col.present[s] = 1;
-      if (id === this.decls.frameMsColumn) frameMs = view.values[i];
     }
     this.frameMsArr[s] = Number.isFinite(frameMs) ? frameMs : view.durationNs / 1e6;
     this.end = seq + 1;
@@ -184,6 +201,43 @@ export class FrameStore {
     }
     this.version++;
     return seq;
+  }
+
+  /**
+   * The metric columns that get a plot, in plot order: the first maxColumns of decls.plotColumns().
+   * Only these keep values; recomputed when the declarations change (cached otherwise).
+   */
+  plotColumns() {
+    this.plottedColumnIds();
+    return this.plotted;
+  }
+
+  /** How many metric columns are declared or seen beyond the plotted ones (not plotted, values not kept). */
+  hiddenColumns() {
+    this.plottedColumnIds();
+    return this.hidden;
+  }
+
+  plottedColumnIds() {
+    if (this.plottedVersion === this.decls.version) return this.plottedIds;
+    const all = this.decls.plotColumns();
+    this.plotted = all.length > this.maxColumns ? all.slice(0, this.maxColumns) : all;
+    this.hidden = all.length - this.plotted.length;
+    this.plottedIds = new Set(this.plotted.map((c) => c.id));
+    // a column that is no longer plotted (frame_ms declared after its values came, a system column
+    // declared late) gives its arrays back
+    for (const id of [...this.columnData.keys()]) if (!this.plottedIds.has(id)) this.columnData.delete(id);
+    this.plottedVersion = this.decls.version;
+    return this.plottedIds;
+  }
+
+  /** Bytes held by the frame ring (its arrays, the columns' arrays, the series scratch); scopes are bounded by the scope budget instead. */
+  ringBytes() {
+    let n = this.scopeViews.length * 8; // references
+    for (const a of [this.frameIndex, this.startNs, this.durationNs, this.overheadNs, this.frameMsArr, this.scopeCount, this.droppedScopes, this.scopeState]) n += a.byteLength;
+    for (const c of this.columnData.values()) n += c.values.byteLength + c.present.byteLength;
+    for (const a of Object.values(this.scratch)) n += a.byteLength;
+    return n;
   }
 
   column(id) {

@@ -51,7 +51,7 @@ EMSCRIPTEN_KEEPALIVE void bench_start(void) {
  * run's time in ms; bench_mark_ms() then gives the part spent in vor_frame_mark. */
 EMSCRIPTEN_KEEPALIVE double bench_vor(int mode, int frames, int groups, double min_ns) {
     vor_browser_set_mode((vor_browser_mode)mode);
-    vor_browser_set_min_duration_ns((uint64_t)min_ns);
+    vor_browser_set_min_duration_ns(min_ns >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)min_ns);
     vor_frame_mark(); /* settings in force from here */
     mark_ms = 0;
     double t0 = emscripten_get_now();

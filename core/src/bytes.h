@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 /* ---- Writing ---- */
 
 typedef struct vor_out {
@@ -107,9 +109,10 @@ static inline void vor_out_f64le(vor_out *o, double v) {
     vor_out_u64le(o, bits);
 }
 
-/* A string: varint length, then the bytes (at most max_bytes of them). */
+/* A string: varint length, then the bytes (at most max_bytes of them, cut at a UTF-8
+ * character boundary: utf8.h). */
 static inline void vor_out_string(vor_out *o, const char *s, size_t max_bytes) {
-    size_t n = s ? strnlen(s, max_bytes) : 0;
+    size_t n = s ? vor_utf8_cut(s, max_bytes) : 0;
     vor_out_varint(o, n);
     vor_out_bytes(o, s, n);
 }

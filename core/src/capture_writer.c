@@ -45,7 +45,7 @@ struct vor_capture_writer {
     uint8_t *history;
     size_t history_capacity, history_used;
     vor_out raw;    /* the decoded record being written */
-    vor_out framed; /* [u32 length][varint raw length][LZ4 block] */
+    vor_out framed; /* [u32 length][u32 CRC-32C][varint raw length][LZ4 block or raw bytes] */
     uint64_t frames_seen, flame_frames_written, flame_frames_dropped;
     int failed; /* a write failed: the file ends at the last good record */
 };
@@ -206,7 +206,7 @@ vor_capture_writer *vor_capture_writer_create(const char *path, const vor_captur
     }
     w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (w->fd < 0) {
-        vor_log(VOR_LOG_BAD_ENVIRONMENT, "VOR_RECORD=%s: cannot create the capture: %s; recording is off", path,
+        vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "VOR_RECORD=%s: cannot create the capture: %s; recording is off", path,
                 strerror(errno));
         writer_close(w);
         return NULL;
@@ -232,7 +232,7 @@ vor_capture_writer *vor_capture_writer_create(const char *path, const vor_captur
     w->raw.size = 0;
     vor_encode_capture_header(&w->raw, &info);
     if (w->raw.failed || !write_all(w->fd, w->raw.data, w->raw.size)) {
-        vor_log(VOR_LOG_BAD_ENVIRONMENT, "VOR_RECORD=%s: cannot write the capture header: %s; recording is off", path,
+        vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "VOR_RECORD=%s: cannot write the capture header: %s; recording is off", path,
                 strerror(errno));
         writer_close(w);
         return NULL;

@@ -47,12 +47,12 @@
 #include <unistd.h>
 
 #include "scope_order.h"
+#include "utf8.h"
 #include "vor_internal.h"
 
 #define SCOPE_CATEGORY "vor"
 #define FRAME_CATEGORY "vor.frame"
 #define FRAMES_ROW_NAME "frames"
-#define MAX_FILE_BYTES 4096u   /* longer __FILE__ strings are cut (at a character boundary) */
 #define MAX_COLUMNS (VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS)
 
 typedef struct thread_entry {
@@ -161,15 +161,6 @@ static void check_renames(trace_state *st) {
     }
 }
 
-/* Length of s cut to at most max bytes without splitting a UTF-8 sequence. */
-static size_t cut_at_character(const char *s, size_t max) {
-    size_t n = strnlen(s, max + 1);
-    if (n <= max) return n;
-    n = max;
-    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--; /* s[n] continues a sequence */
-    return n;
-}
-
 /* The prepared text of site `id`, NULL if it cannot be had (the caller writes it plainly). */
 static const vor_chrome_prepared *site_text(trace_state *st, uint32_t id) {
     if (id < st->site_capacity && st->sites[id].bytes) return &st->sites[id];
@@ -187,13 +178,13 @@ static const vor_chrome_prepared *site_text(trace_state *st, uint32_t id) {
     const vor_site *site = vor_site_get(id);
     char name[VOR_MAX_NAME_BYTES + 1];
     const char *raw = site && site->name ? site->name : "(unnamed)";
-    size_t n = cut_at_character(raw, VOR_MAX_NAME_BYTES);
+    size_t n = vor_utf8_cut(raw, VOR_MAX_NAME_BYTES);
     memcpy(name, raw, n);
     name[n] = '\0';
     const char *file = site ? site->file : NULL;
     char *file_copy = NULL;
-    if (file && strnlen(file, MAX_FILE_BYTES + 1) > MAX_FILE_BYTES) {
-        size_t fn = cut_at_character(file, MAX_FILE_BYTES);
+    if (file && strnlen(file, VOR_MAX_FILE_BYTES + 1) > VOR_MAX_FILE_BYTES) {
+        size_t fn = vor_utf8_cut(file, VOR_MAX_FILE_BYTES);
         file_copy = malloc(fn + 1);
         if (file_copy == NULL) return NULL;
         memcpy(file_copy, file, fn);
@@ -367,13 +358,13 @@ static void write_preamble(trace_state *st) {
 
 int vor_chrome_trace_open_buffered(const char *path, size_t buffer_bytes) {
     if (path == NULL || *path == '\0') {
-        vor_log(VOR_LOG_BAD_ENVIRONMENT, "VOR_TRACE is empty");
+        vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "VOR_TRACE is empty");
         return 0;
     }
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         int error = errno;
-        vor_log(VOR_LOG_BAD_ENVIRONMENT, "VOR_TRACE=%s: %s", path, strerror(error));
+        vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "VOR_TRACE=%s: %s", path, strerror(error));
         return 0;
     }
     size_t path_bytes = strlen(path) + 1;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "vor_internal.h"
 
 #define MAX_COLUMNS (VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS)
@@ -50,7 +51,7 @@ static size_t bounded_length(const char *s, const char *what) {
     size_t n = strnlen(s, VOR_MAX_NAME_BYTES + 1);
     if (n > VOR_MAX_NAME_BYTES) {
         vor_log(VOR_LOG_NAME_TOO_LONG, "%s \"%.40s...\"", what, s);
-        n = VOR_MAX_NAME_BYTES;
+        n = vor_utf8_cut(s, VOR_MAX_NAME_BYTES);
     }
     return n;
 }

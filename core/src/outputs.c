@@ -27,7 +27,7 @@ static uint64_t positive_env(const char *name) {
     errno = 0;
     unsigned long long v = strtoull(text, &end, 10);
     if (errno || end == text || *end != '\0' || v == 0 || text[0] == '-') {
-        vor_log(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.40s\" is not a positive whole number; ignored", name, text);
+        vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.40s\" is not a positive whole number; ignored", name, text);
         return 0;
     }
     return (uint64_t)v;
@@ -37,7 +37,7 @@ static int flag_env(const char *name) {
     const char *text = getenv(name);
     if (text == NULL || *text == '\0' || strcmp(text, "0") == 0) return 0;
     if (strcmp(text, "1") == 0) return 1;
-    vor_log(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.40s\" must be 0 or 1; ignored", name, text);
+    vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.40s\" must be 0 or 1; ignored", name, text);
     return 0;
 }
 

@@ -17,12 +17,12 @@
 
 #include "capture_format.h"
 #include "crc32c.h"
+#include "utf8.h"
 #include "vor/reader.h"
 
 #define MAX_COLUMNS (VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS)
 #define THREAD_SLOTS VOR_MAX_MAX_THREADS /* a frame has at most this many threads */
 #define THREAD_TABLE (2u * VOR_MAX_MAX_THREADS)
-#define FILE_NAME_BYTES 1024u
 
 typedef struct declared_thread {
     uint32_t thread_id;
@@ -192,7 +192,7 @@ static void write_declarations(vor_record_encoder *e, vor_out *out) {
         vor_out_varint(out, e->new_sites[i]);
         vor_out_string(out, s ? s->name : "", VOR_MAX_NAME_BYTES);
         vor_out_string(out, s ? s->function : "", VOR_MAX_NAME_BYTES);
-        vor_out_string(out, s ? s->file : "", FILE_NAME_BYTES);
+        vor_out_string(out, s ? s->file : "", VOR_MAX_FILE_BYTES);
         vor_out_varint(out, s ? s->line : 0);
     }
     vor_out_varint(out, e->n_new_threads);

@@ -52,6 +52,13 @@ VOR_HIDDEN void vor_log(vor_log_item item, const char *detail_fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Counts `item` and reports it every time: for the handful of settings read when a
+ * session starts, where each report names a different variable. Never on a hot path. */
+VOR_HIDDEN void vor_log_each(vor_log_item item, const char *detail_fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* Counts `n` occurrences at once (reported once like vor_log). */
 VOR_HIDDEN void vor_log_n(vor_log_item item, uint64_t n);
 /* Forgets which items were reported and their counts (a new session). */

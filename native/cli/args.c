@@ -11,6 +11,7 @@
  */
 #include "cli.h"
 
+#include <stdarg.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +28,12 @@ static const cli_option *find_short(const cli_option *options, size_t n, char c)
     return NULL;
 }
 
-static int fail(cli_args *out, const char *fmt, const char *what) {
-    snprintf(out->error, sizeof out->error, fmt, what);
+static int fail(cli_args *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(cli_args *out, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(out->error, sizeof out->error, fmt, args);
+    va_end(args);
     return -1;
 }
 
@@ -76,7 +81,10 @@ int cli_parse_args(int argc, char **argv, const cli_option *options, size_t n_op
             }
         }
         if (opt->takes_value && !value) {
-            if (i + 1 >= argc) return fail(out, "option '--%s' needs a value", opt->long_name);
+            if (i + 1 >= argc) {
+                if (arg[1] == '-') return fail(out, "option '--%s' needs a value", opt->long_name);
+                return fail(out, "option '%s' (--%s) needs a value", arg, opt->long_name);
+            }
             value = argv[++i];
         }
         if (opt->id < 0 || opt->id >= CLI_MAX_OPTIONS) return fail(out, "internal error: bad option id for '--%s'", opt->long_name);

@@ -19,7 +19,7 @@ const char cmd_export_help[] =
     "\n"
     "formats:\n"
     "  chrome   Chrome Trace Event JSON of the flame frames: one X event per scope, thread\n"
-    "           names as M events, one C (counter) event per frame with its metrics. Opens\n"
+    "           names as M events, one C (counter) event per metric per frame. Opens\n"
     "           in Perfetto (ui.perfetto.dev), chrome://tracing and speedscope.\n"
     "  folded   folded stacks, one line per distinct stack: 'thread;outer;inner VALUE' with\n"
     "           VALUE the self time in ns summed over all flame frames (stacks merged by\n"

@@ -340,7 +340,7 @@ int flamegraph_parse_args(int argc, char **argv, flamegraph_options *out, flameg
             }
         }
         if (spec == NULL)
-            return usage_error(err, "unknown option '%s' (see --help)%s", arg, "");
+            return usage_error(err, "unknown option '%s'%s", arg, "");
         if (spec->takes_value && value == NULL) {
             if (i + 1 >= argc || argv[i + 1] == NULL)
                 return usage_error(err, "option '%s' needs a value%s", arg, "");

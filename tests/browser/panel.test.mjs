@@ -1,14 +1,17 @@
 // Browser tests of the panel (web/) in headless Chromium: it is fed synthetic frame views through the
 // in-page source, and every check reads canvas pixels or the panel's view state: the regions are
 // drawn, and pinning, range zoom, pause, the flame chart's zoom/pan/reset and tooltips change what is
-// drawn. Also the standalone page: its message without any source, a websocket stream from a fake
-// `vor serve` and a file chosen with the file input (both through the test stand-in decoder).
+// drawn; a redraw allocates no large scratch; 4,096 metric columns keep the canvas and the memory
+// bounded. Also the standalone page: its message without any source, a websocket stream from a fake
+// `vor serve` (an unreadable one closed with a code the browser accepts) and files chosen with the
+// file input (also while the decoder is still loading), all through the test stand-in decoder.
 // Screenshots of each state go to build/screenshots/panel-*.png (VOR_SCREENSHOT_DIR overrides).
 //
 // Run: node tests/browser/panel.test.mjs
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -97,6 +100,22 @@ test('draws the frame bars, one plot per metric and the flame chart', async () =
   const chip = await page.textContent('.vor-overhead');
   assert.match(chip, /vor 14 µs\/frame · 0\.\d+%/);
   await shot('live');
+});
+
+test('a redraw allocates no large scratch (the plot line points are kept by the panel)', async () => {
+  assert.ok((await state()).frames >= 600, 'the plots have lines to draw');
+  const big = await page.evaluate(() => {
+    const panel = window.vorTest.panel;
+    for (let i = 0; i < 3; i++) panel.draw(); // warm: scratch that grows once
+    const Native = window.Float64Array;
+    let n = 0;
+    window.Float64Array = class extends Native {
+      constructor(...args) { super(...args); if (this.length >= 1024) n++; }
+    };
+    try { for (let i = 0; i < 10; i++) panel.draw(); } finally { window.Float64Array = Native; }
+    return n;
+  });
+  assert.equal(big, 0, 'Float64Arrays of 1,024+ elements allocated by 10 redraws');
 });
 
 test('clicking a frame bar pins that frame in every graph and pauses', async () => {
@@ -318,6 +337,55 @@ test('the panel stays within budget drawing 10,000 frames of history', async () 
   assert.deepEqual(errors, [], 'no page errors');
 });
 
+test('4,096 metric columns: 64 plots, only the visible ones drawn, canvas and memory bounded', async () => {
+  const p = await browser.context.newPage();
+  const errs = collectPageErrors(p);
+  try {
+    await p.goto(`${server.url}__tests__/browser/fixtures/panel_test.html?history=100000`);
+    await p.waitForFunction(() => window.vorTestReady === true);
+    const fed = await p.evaluate(() => {
+      const { panel, source, encodeFrameView } = window.vorTest;
+      const columns = [{ id: 0, name: 'frame_ms', unit: 'ms', system: true }];
+      for (let id = 1; id < 4096; id++) columns.push({ id, name: `metric_${id}`, unit: '' });
+      source.pushDeclarations(JSON.stringify({ columns }));
+      let ok = 0;
+      for (let i = 0; i < 60; i++) {
+        const values = columns.map((c) => [c.id, c.id === 0 ? 10 + (i % 7) : Math.sin(i / 5 + c.id)]);
+        if (source.pushFrame(encodeFrameView({ frameIndex: i, startNs: i * 2e7, durationNs: 1e7, values }))) ok++;
+      }
+      panel.draw();
+      return ok;
+    });
+    assert.equal(fed, 60, 'every frame stored');
+    const canvas = await p.evaluate(() => { const c = document.querySelector('.vor-canvas'); return { h: c.height, w: c.width, css: c.clientHeight }; });
+    assert.ok(canvas.h <= 16384 && canvas.css < 4000, `canvas ${canvas.w}x${canvas.h} (${canvas.css} CSS px)`);
+    const r = await p.evaluate(() => window.vorTest.panel.regions());
+    const bars = await canvasRegionStats(p, CANVAS, r.bars.chart, BG);
+    assert.ok(bars.count(hexToRgb(THEME.barOk)) > 500, 'the bars are drawn');
+    assert.equal(r.plots.length, 64, 'at most 64 plots');
+    const s = await p.evaluate(() => window.vorTest.panel.viewState());
+    assert.equal(s.rejected, 0);
+    assert.equal(s.plots, 64);
+    assert.equal(s.hiddenColumns, 4095 - 64);
+    assert.match(await p.textContent('.vor-stats'), /4,031 more metrics not plotted/);
+    assert.ok(s.plotsDrawn > 0 && s.plotsDrawn < 30, `only the plots in view are drawn (${s.plotsDrawn})`);
+    const bytes = await p.evaluate(() => window.vorTest.panel.store.ringBytes());
+    assert.ok(bytes < 100000 * (100 + 9 * 64), `the ring holds ${bytes} bytes at 100,000 frames of history`);
+    const line = hexToRgb(THEME.plotLine);
+    const first = await canvasRegionStats(p, CANVAS, r.plots[0].chart);
+    assert.ok(first.count(line, 40) > 50, 'the first plot is drawn');
+    const last = r.plots.at(-1);
+    assert.equal((await canvasRegionStats(p, CANVAS, last.chart)).count(line, 40), 0, 'the last plot is out of view, not drawn');
+    await screenshot(p, path.join(shotDir, 'panel-many-columns.png'));
+    await p.evaluate((y) => { document.querySelector('.vor-scroll').scrollTop = y; }, last.y);
+    await nextFrames(p, 3);
+    assert.ok((await canvasRegionStats(p, CANVAS, last.chart)).count(line, 40) > 50, 'scrolled into view: drawn');
+    assert.deepEqual(errs, []);
+  } finally {
+    await p.close();
+  }
+});
+
 test('the standalone page says why there is nothing to show without a source or decoder', async () => {
   const p = await browser.context.newPage();
   const errs = collectPageErrors(p);
@@ -338,10 +406,12 @@ test('the standalone page streams captures from a vor serve websocket and opens 
   const { buildTestCapture } = await import(path.join(testsDir, 'web', 'test_capture.mjs'));
   const sessions = [generateSession({ frames: 300, seed: 5 }), generateSession({ frames: 120, seed: 6, flameEvery: 3 })];
   const files = sessions.map((s) => buildTestCapture(s.declarations, s.frames));
+  files.push(new TextEncoder().encode('these bytes are no capture at all'));
   const api = {
     captures: [
       { id: '0', name: 'run.vor', bytes: files[0].byteLength, ws: '/capture/0' },
       { id: '1', name: 'train.vor', bytes: files[1].byteLength, ws: '/capture/1' },
+      { id: '2', name: 'junk.vor', bytes: files[2].byteLength, ws: '/capture/2' },
     ],
   };
   const srv = await serveDirectory(webDir, {
@@ -351,13 +421,15 @@ test('the standalone page streams captures from a vor serve websocket and opens 
     },
   });
   const protocols = [];
+  const closeCodes = {}; // capture id -> close code the server received from the page
   const wss = new WebSocketServer({ server: srv.httpServer, handleProtocols: (set) => (set.has('vor-capture') ? 'vor-capture' : false) });
   wss.on('connection', (ws, req) => {
     protocols.push(ws.protocol);
     const id = Number(req.url.split('/').pop());
+    ws.on('close', (code) => { closeCodes[id] = code; });
     const bytes = files[id];
     for (let off = 0; off < bytes.byteLength; off += 7777) ws.send(bytes.subarray(off, off + 7777));
-    ws.send(JSON.stringify({ type: 'end' }));
+    if (id !== 2) ws.send(JSON.stringify({ type: 'end' })); // junk.vor: the server would go on streaming
   });
   const p = await browser.context.newPage();
   const errs = collectPageErrors(p);
@@ -368,7 +440,7 @@ test('the standalone page streams captures from a vor serve websocket and opens 
     assert.match(await p.textContent('.vor-status'), /run\.vor: complete · 300 frames/);
     assert.deepEqual(protocols, ['vor-capture']);
     const options = await p.$$eval('.vor-capture-picker option', (os) => os.map((o) => o.textContent));
-    assert.equal(options.length, 2);
+    assert.equal(options.length, 3);
     assert.match(options[1], /train\.vor/);
     assert.match(await p.textContent('.vor-stats'), /^300\/10,000 frames/);
     assert.equal(await p.isHidden('.vor-notice'), true);
@@ -386,6 +458,13 @@ test('the standalone page streams captures from a vor serve websocket and opens 
     assert.match(await p.textContent('.vor-stats'), /^120\/10,000 frames/);
     assert.match(p.url(), /capture=1/);
 
+    // an unreadable stream: the page closes the socket itself (WebSocket.close() throws on 1003)
+    await p.selectOption('.vor-capture-picker', '2');
+    await p.waitForFunction(() => /junk\.vor: capture unreadable/.test(document.querySelector('.vor-status')?.textContent ?? ''));
+    for (let i = 0; i < 100 && closeCodes[2] === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(closeCodes[2], 4003, 'the server was told to stop sending');
+    assert.deepEqual(errs, []);
+
     await p.setInputFiles('.vor-file input', { name: 'run.vor', mimeType: 'application/octet-stream', buffer: Buffer.from(files[0]) });
     await p.waitForFunction(() => /run\.vor: 300 frames/.test(document.querySelector('.vor-status')?.textContent ?? ''));
     await nextFrames(p, 2);
@@ -397,6 +476,53 @@ test('the standalone page streams captures from a vor serve websocket and opens 
   } finally {
     await p.close();
     wss.close();
+    await srv.close();
+  }
+});
+
+test('the standalone page: files opened while the decoder loads, only the last one is read', async () => {
+  const { generateSession } = await import(path.join(testsDir, 'web', 'synthetic.mjs'));
+  const { buildTestCapture } = await import(path.join(testsDir, 'web', 'test_capture.mjs'));
+  const [a, b] = [generateSession({ frames: 300, seed: 7 }), generateSession({ frames: 120, seed: 8 })]
+    .map((x) => Buffer.from(buildTestCapture(x.declarations, x.frames)));
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  const decoderSource = fs.readFileSync(path.join(testsDir, 'web', 'test_capture.mjs'));
+  const srv = await serveDirectory(webDir, {
+    routes: { // the decoder module arrives late (a slow network); no /api/captures
+      '/capture_decoder.js': async (req, res) => {
+        await gate;
+        res.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' });
+        res.end(decoderSource);
+      },
+    },
+  });
+  const p = await browser.context.newPage();
+  const errs = collectPageErrors(p);
+  try {
+    await p.goto(srv.url);
+    await p.waitForSelector('.vor-file input', { state: 'attached' });
+    await p.evaluate(() => {
+      window.statuses = [];
+      const el = document.querySelector('.vor-status');
+      new MutationObserver(() => window.statuses.push([el.dataset.kind, el.textContent])).observe(el, { childList: true, characterData: true, subtree: true });
+    });
+    await p.setInputFiles('.vor-file input', { name: 'a.vor', mimeType: 'application/octet-stream', buffer: a });
+    await p.setInputFiles('.vor-file input', { name: 'b.vor', mimeType: 'application/octet-stream', buffer: b });
+    release();
+    await p.waitForFunction(() => /b\.vor: \d+ frames|error/.test(window.statuses.map((x) => x.join(' ')).join('\n')));
+    await new Promise((r) => setTimeout(r, 300)); // anything late (a second reader, the page's own start) would show by now
+    await nextFrames(p, 2);
+    const statuses = await p.evaluate(() => window.statuses);
+    assert.deepEqual(statuses.filter(([k]) => k === 'error'), [], 'no error status');
+    assert.ok(!statuses.some(([, t]) => /a\.vor/.test(t)), `a.vor was never read: ${JSON.stringify(statuses)}`);
+    assert.equal(await p.textContent('.vor-status'), 'b.vor: 120 frames');
+    assert.equal((await p.evaluate(() => window.vorPanel.viewState())).frames, 120);
+    assert.equal(await p.isHidden('.vor-notice'), true, 'the page did not cover the file with its "open a capture" notice');
+    assert.deepEqual(errs.filter((e) => !/Failed to load resource.*404/.test(e)), []);
+  } finally {
+    release();
+    await p.close();
     await srv.close();
   }
 });

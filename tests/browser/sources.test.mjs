@@ -1,7 +1,8 @@
 // sources.test.mjs: the panel fed by each of its three real sources, in headless Chromium:
 //   1. in-page: the wasm example page (build/site/example.html), fed from the in-process ring;
 //   2. vor serve: the panel page streaming a capture that a running program is still writing;
-//   3. a .vor file opened on the page, decoded by the C reader compiled to wasm.
+//   3. a .vor file opened on the page, decoded by the C reader compiled to wasm; a cut copy of it
+//      is shown with a warning, an empty file is an error (neither passes as a complete capture).
 // Each must draw in the bar, plot and flame regions (canvas pixels, not just "no error"), and
 // on the live stream, pin and pause must change (or freeze) what is drawn. Screenshots land in
 // build/screenshots/source-*.png.
@@ -177,6 +178,24 @@ test('a .vor file opened on the page is decoded in the browser, no server needed
     assert.equal(s.frames, 120);
     await assertDrawn(page, 'file');
     await screenshot(page, path.join(shotDir, 'source-file.png'));
+    assert.equal(await page.textContent('.vor-status'), 'file.vor: 120 frames');
+
+    // the same capture cut short (a copy taken while it was written, or a broken download)
+    const bytes = fs.readFileSync(file);
+    const status = async () => page.evaluate(() => { const e = document.querySelector('.vor-status'); return [e.dataset.kind, e.textContent]; });
+    await page.setInputFiles('input[type=file]', { name: 'cut.vor', mimeType: 'application/octet-stream', buffer: bytes.subarray(0, Math.floor(bytes.length * 0.6)) });
+    await waitFor(page, () => /^cut\.vor: [\d,]+ frames/.test(document.querySelector('.vor-status').textContent), 'the cut file read');
+    const [kind, text] = await status();
+    const cutFrames = (await view(page)).frames;
+    assert.ok(cutFrames > 10 && cutFrames < 120, `the frames before the cut are shown (${cutFrames})`);
+    assert.equal(kind, 'warn');
+    assert.equal(text, `cut.vor: ${cutFrames} frames · ends before its end record: truncated or still being written`);
+    await page.setInputFiles('input[type=file]', { name: 'empty.vor', mimeType: 'application/octet-stream', buffer: Buffer.alloc(0) });
+    await waitFor(page, () => /^empty\.vor: (?!reading)/.test(document.querySelector('.vor-status').textContent), 'the empty file read');
+    assert.deepEqual(await status(), ['error', 'empty.vor: empty file, not a .vor capture']);
+    await page.setInputFiles('input[type=file]', { name: 'header.vor', mimeType: 'application/octet-stream', buffer: bytes.subarray(0, 20) });
+    await waitFor(page, () => /^header\.vor: (?!reading)/.test(document.querySelector('.vor-status').textContent), 'the header fragment read');
+    assert.deepEqual(await status(), ['error', 'header.vor: ends before its first frame: not a complete capture']);
     assert.deepEqual(errors.filter((e) => !/favicon|api\/captures|404/.test(e)), []);
   } finally {
     await page.close();

@@ -111,7 +111,7 @@ static void refusals_say_what_is_wrong(void **state) {
     assert_string_equal(a.error, "option '--format' needs a value");
     const char *missing_short[] = {"-o"};
     assert_int_equal(parse(&a, 1, missing_short), -1);
-    assert_string_equal(a.error, "option '--output' needs a value");
+    assert_string_equal(a.error, "option '-o' (--output) needs a value");
     const char *flag_value[] = {"--quiet=yes"};
     assert_int_equal(parse(&a, 1, flag_value), -1);
     assert_string_equal(a.error, "option '--quiet' takes no value");

@@ -349,6 +349,34 @@ static void logger_calling_back_into_vor_does_not_deadlock(void **state) {
     assert_int_equal(counters.frames, 2);
 }
 
+/* A logger that triggers another item from inside (here a NULL name) must not hang on
+ * the reporting lock: the nested item is counted, and reported when it next occurs. */
+static int nested_calls;
+static void nesting_logger(void *user, vor_log_level level, vor_log_item item, const char *message) {
+    (void)user;
+    (void)level;
+    (void)message;
+    nested_calls++;
+    if (item == VOR_LOG_VALUE_NOT_FINITE) vor_record_metric(NULL, 1.0); /* NAME_NULL, nested */
+}
+
+static void logger_triggering_another_item_does_not_hang(void **state) {
+    (void)state;
+    vor_desc d = {0};
+    d.logger.func = nesting_logger;
+    assert_int_equal(vor_setup(&d), 1);
+    vor_enable();
+    nested_calls = 0;
+    vor_record_metric("nan", NAN); /* VALUE_NOT_FINITE, whose report logs NAME_NULL */
+    assert_int_equal(nested_calls, 1);
+    assert_int_equal(vor_log_count(VOR_LOG_NAME_NULL), 1); /* counted, not reported yet */
+    vor_record_metric(NULL, 2.0);                           /* outside the logger: reported */
+    assert_int_equal(nested_calls, 2);
+    assert_int_equal(vor_log_count(VOR_LOG_NAME_NULL), 2);
+    vor_record_metric(NULL, 3.0); /* and once only */
+    assert_int_equal(nested_calls, 2);
+}
+
 typedef struct race_state {
     int stop;
 } race_state;
@@ -417,6 +445,7 @@ int main(void) {
         cmocka_unit_test_teardown(frame_ring_keeps_the_newest_frames_as_views, teardown),
         cmocka_unit_test_teardown(counters_sum_the_session, teardown),
         cmocka_unit_test_teardown(logger_calling_back_into_vor_does_not_deadlock, teardown),
+        cmocka_unit_test_teardown(logger_triggering_another_item_does_not_hang, teardown),
         cmocka_unit_test_teardown(enable_and_shutdown_racing_leave_a_consistent_state, teardown),
         cmocka_unit_test(version_is_consistent),
         cmocka_unit_test(calibration_measures_a_plausible_cost),

@@ -9,9 +9,16 @@
 // inside its frame's entry on the "Frames" track, the track group, colours (the DevTools palette,
 // one per site, the FNV-1a hash of the name), the minimum-duration filter, the settings from C
 // and from Module.vorDevtools, the metrics on frame entries (memory_mb, wasm_heap_mb, no GPU), a
-// bounded User Timing buffer that keeps the page's own entries, PerformanceObserver delivery, the
-// pthreads build (one track per thread), a browser without performance.measure (the sink turns off
-// and says so once), and node (where the sink is off by default).
+// bounded User Timing buffer that keeps the page's own entries (even ones named like vor's: vor's
+// names end with U+2060, which the trace reader strips), PerformanceObserver delivery, a minimum
+// duration past the range of uint64_t (every scope left out, not none), a site name past 255
+// bytes (cut at a character boundary, alike in DevTools and the in-page panel), the pthreads
+// build (one track per thread; a frame loop in a worker that the page's Module.vorDevtools still
+// steers, with getMode() on the page seeing its mode), a browser without performance.measure (the
+// sink turns off and says so once), and node (where the sink is off by default). The in-page panel
+// bridge (wasm/src/panel_bridge.c) is checked on the same programs: a panel source that throws
+// (no exception through C, no frame sent twice, no name lost, reported once) and thread ids that
+// collide modulo a table size (each thread declared once).
 //
 // Run: node tests/devtools/devtools.test.mjs   (ctest: devtools_tracks, from the native build)
 // Without Chromium, playwright-core or the wasm build it fails, saying why.
@@ -23,7 +30,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { browserUnavailableReason, serveDirectory, launchBrowser, collectPageErrors } from '../browser/harness.mjs';
-import { startTrace, userTimingEntries, userTimingMarks, timeStampEntries } from './trace.mjs';
+import { startTrace, userTimingEntries, userTimingMarks, timeStampEntries, stripVorSuffix, VOR_NAME_SUFFIX } from './trace.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
@@ -50,6 +57,9 @@ const LOADER_SCOPES = { load_chunk: 1, decode: 1 };
 // for the 5 us resolution of performance.now() in a cross-origin isolated page.
 const MIN_US = { update: 1350, physics: 700, collide: 300, render: 650, draw_batch: 150, load_chunk: 500, decode: 200 };
 const SLACK_US = 12;
+// The site named 150 x "é" (300 bytes): every output keeps 127 characters (254 bytes), since 255
+// bytes would end inside the 128th.
+const LONG_CUT = 'é'.repeat(127);
 const PALETTE = ['primary', 'primary-light', 'primary-dark', 'secondary', 'secondary-light', 'secondary-dark',
   'tertiary', 'tertiary-light', 'tertiary-dark'];
 
@@ -224,7 +234,44 @@ before(async () => {
     window.scenes.setTrackGroup('h'.repeat(70));
     return { cut, group: window.scenes.getTrackGroup(), log: window.scenes.log() };
   });
-  single = { events, result, after, errors, longGroup, ut: userTimingEntries(events), ts: timeStampEntries(events) };
+  // A second recording, frames 13-16: the page's own entries named like vor's (frame 13), the
+  // site with a 300-byte name in both modes (14 user-timing, 15 fast), a minimum duration far
+  // past the range of uint64_t (16); then the in-page panel bridge gets frames 13-16.
+  const extra = await recordTrace(cdp, page, () => {
+    const s = window.scenes;
+    s.panelPoll(); // enables the frame ring (no panel source yet: nothing is sent)
+    s.api.setTrackGroup('vor');
+    s.api.setMinDurationMs(0);
+    s.setMode('user-timing');
+    performance.measure('update', { start: 0, end: 2 });
+    performance.measure('frame 13', { start: 0, end: 3 });
+    performance.mark('vor.frame');
+    const own = () => ({
+      update: performance.getEntriesByName('update', 'measure').length,
+      frame: performance.getEntriesByName('frame 13', 'measure').length,
+      mark: performance.getEntriesByName('vor.frame', 'mark').length,
+    });
+    const ownBefore = own();
+    s.frames(13, 1);
+    const ownAfter = own();
+    s.longNameFrame(); // 14
+    s.setMode('fast');
+    s.longNameFrame(); // 15
+    s.setMode('user-timing');
+    s.api.setMinDurationMs(1e306);
+    s.frames(16, 1);
+    const hugeMin = s.getMinDurationUs();
+    s.setMinDurationUs(1e300); // the C setter, from a double
+    const hugeMinC = s.getMinDurationUs();
+    s.setMinDurationUs(0);
+    s.module.vorPanelSource = window.panelSource;
+    const polled = s.panelPoll();
+    return { ownBefore, ownAfter, hugeMin, hugeMinC, polled, panel: window.panelSource };
+  });
+  single = {
+    events, result, after, errors, longGroup, ut: userTimingEntries(events), ts: timeStampEntries(events),
+    extra: { ...extra.result, ut: userTimingEntries(extra.events), ts: timeStampEntries(extra.events) },
+  };
   await page.close();
 });
 
@@ -245,6 +292,7 @@ test('user-timing mode: each scope of a frame is a measure on the "main" track, 
     assert.deepEqual(counts(entries), MAIN_SCOPES, `frame ${k}`);
     for (const e of entries) {
       assert.equal(e.track, 'main', `frame ${k}: ${e.name} on the main thread's track`);
+      assert.equal(e.rawName, e.name + VOR_NAME_SUFFIX, 'vor\'s User Timing names end with U+2060');
       assert.equal(e.trackGroup, 'vor');
       assert.equal(e.devtools.dataType, 'track-entry');
       assert.match(e.properties.get('location'), /devtools_scenes\.c:\d+$/);
@@ -288,6 +336,8 @@ test('user-timing mode: frames on their own track, contiguous, with marks and th
   const marks = userTimingMarks(single.events, 'vor.frame');
   assert.equal(marks.length, 6, 'one vor.frame mark per user-timing frame');
   for (const [i, k] of [0, 1, 2, 6, 7, 12].entries()) assert.ok(Math.abs(marks[i].ts - utFrameEntry(k).start) <= 1, `mark at frame ${k}'s start`);
+  for (const m of marks) assert.equal(m.rawName, 'vor.frame' + VOR_NAME_SUFFIX);
+  for (const f of frames) assert.equal(f.rawName, f.name + VOR_NAME_SUFFIX);
 });
 
 test('metric columns in the browser: memory_mb (JS heap) and wasm_heap_mb, no GPU column', () => {
@@ -382,10 +432,56 @@ test('the User Timing buffer stays bounded and keeps the page\'s own entries; ob
   const observed = single.after.observed.filter((e) => e.type === 'measure' && e.name !== 'page-own');
   // user-timing frames 0-2 and 12 (8 scopes), 6-7 (7 scopes), and one frame entry each
   assert.equal(observed.length, 8 * 4 + 7 * 2 + 6);
-  assert.equal(observed.filter((e) => e.name === 'draw_batch').length, 3 * 6);
-  const physics = observed.find((e) => e.name === 'physics');
+  for (const e of observed) assert.ok(e.name.endsWith(VOR_NAME_SUFFIX), `${e.name}: vor's suffix`);
+  assert.equal(observed.filter((e) => stripVorSuffix(e.name) === 'draw_batch').length, 3 * 6);
+  const physics = observed.find((e) => stripVorSuffix(e.name) === 'physics');
   assert.equal(physics.detail.devtools.track, 'main');
-  assert.equal(single.after.observed.filter((e) => e.type === 'mark' && e.name === 'vor.frame').length, 6);
+  assert.equal(single.after.observed.filter((e) => e.type === 'mark' && stripVorSuffix(e.name) === 'vor.frame').length, 6);
+});
+
+test('the page\'s own entries named like vor\'s ("update", "frame 13", "vor.frame") survive vor\'s clearing', () => {
+  const { ownBefore, ownAfter, ut } = single.extra;
+  assert.deepEqual(ownBefore, { update: 1, frame: 1, mark: 1 });
+  assert.deepEqual(ownAfter, { update: 1, frame: 1, mark: 1 }, 'none of the page\'s entries was cleared');
+  // vor's own entries of that frame were made (and cleared) as usual, told apart by the suffix
+  const frame13 = ut.filter((e) => e.track !== 'Frames' && e.properties.get('frame') === '13');
+  assert.deepEqual(counts(frame13), MAIN_SCOPES);
+  const pageUpdate = ut.filter((e) => e.rawName === 'update');
+  assert.equal(pageUpdate.length, 1, 'the page\'s own "update" is in the trace, without the suffix');
+  assert.equal(pageUpdate[0].devtools, null);
+});
+
+test('a site name past 255 bytes is cut at a character boundary, the same in both modes and in the panel', () => {
+  const { ut, ts, panel } = single.extra;
+  const long = ut.filter((e) => e.name.startsWith('é'));
+  assert.deepEqual(long.map((e) => [e.name, e.properties.get('frame')]), [[LONG_CUT, '14']]);
+  assert.equal(long[0].rawName, LONG_CUT + VOR_NAME_SUFFIX);
+  assert.equal(long[0].color, expectedColor(LONG_CUT));
+  assert.match(long[0].devtools.tooltipText, new RegExp(`^${LONG_CUT} \\(devtools_scenes\\.c:\\d+\\)$`));
+  const fast = ts.filter((e) => e.name.startsWith('é'));
+  assert.deepEqual(fast.map((e) => e.name), [LONG_CUT]);
+  assert.equal(fast[0].color, expectedColor(LONG_CUT));
+  const declared = panel.declarations.flatMap((d) => d.sites ?? []).filter((site) => site.name.startsWith('é'));
+  assert.deepEqual(declared.map((site) => site.name), [LONG_CUT], 'the live panel gets the same name');
+});
+
+test('a minimum duration past the range of uint64_t leaves every scope out (it saturates, not wraps to 0)', () => {
+  const { ut, hugeMin, hugeMinC } = single.extra;
+  const UINT64_MAX_US = 18446744073709551615 / 1000;
+  assert.equal(hugeMin, UINT64_MAX_US, 'setMinDurationMs(1e306): UINT64_MAX ns');
+  assert.equal(hugeMinC, UINT64_MAX_US, 'a C caller converting 1e300 us');
+  assert.equal(ut.filter((e) => e.track !== 'Frames' && e.properties.get('frame') === '16').length, 0);
+  const frame = one(ut.filter((e) => e.track === 'Frames'), 'frame 16');
+  assert.equal(Number(frame.properties.get('scopes')), 8, 'the frame itself is still shown');
+});
+
+test('the in-page panel bridge gets every frame once, with its names declared first', () => {
+  const { polled, panel } = single.extra;
+  assert.equal(polled, 4);
+  assert.deepEqual(panel.frames, [13, 14, 15, 16]);
+  const sites = panel.declarations.flatMap((d) => d.sites ?? []).map((site) => site.name);
+  for (const name of Object.keys(MAIN_SCOPES)) assert.equal(sites.filter((n) => n === name).length, 1, name);
+  assert.deepEqual(panel.declarations.flatMap((d) => d.threads ?? []).map((t) => t.name), ['main']);
 });
 
 // In a pthreads build Emscripten 3.1.6 shifts a worker's emscripten_get_now() onto the main
@@ -452,6 +548,87 @@ test('pthreads build: one track per thread inside the group, the worker\'s scope
   }
 });
 
+// The frame loop in a worker (the frame thread is a pthread, as with -sPROXY_TO_PTHREAD): the
+// page's Module.vorDevtools lives in the main thread's realm, the sink runs in the worker's, so
+// the settings must travel through linear memory. Thread ids go by first scope: the main thread
+// (a scope of the page's before each batch of frames) takes 0, 255 short threads churn 1-255,
+// then the framer takes 256: equal to the main thread's modulo 256 (the panel bridge once kept
+// declared threads in a table indexed by id % 256, where these two evicted each other).
+test('a frame loop in a worker follows the page\'s Module.vorDevtools, and getMode() on the page sees its mode', async () => {
+  const { page, errors, cdp } = await openPage('build=devtools_scenes_mt');
+  const { events, result } = await recordTrace(cdp, page, async () => {
+    const s = window.scenes;
+    s.start();
+    s.panelPoll(); // enables the frame ring
+    s.module.vorPanelSource = window.panelSource;
+    s.pageWork();
+    await s.churn(255);
+    await s.framerStart();
+    await s.framerFrames(2); // frames 0-1: user-timing (the default)
+    s.panelPoll();
+    s.api.setMode('fast');
+    s.api.setMinDurationMs(0.1);
+    const pending = { api: s.api.getMode(), c: s.getMode() };
+    s.pageWork();
+    await s.framerFrames(2); // frames 2-3: fast, at least 100 us
+    s.panelPoll();
+    const applied = { api: s.api.getMode(), c: s.getMode(), min: s.getMinDurationUs() };
+    s.setMode('user-timing'); // the C setters, from the page's thread
+    s.setMinDurationUs(0);
+    s.pageWork();
+    await s.framerFrames(2); // frames 4-5
+    s.panelPoll();
+    const cSet = { api: s.api.getMode(), c: s.getMode() };
+    s.api.setMode('off');
+    s.pageWork();
+    await s.framerFrames(1); // frame 6: off
+    s.panelPoll();
+    const off = { api: s.api.getMode(), c: s.getMode() };
+    return { pending, applied, cSet, off, frames: s.frameCount(), panel: window.panelSource, log: s.log() };
+  });
+  await page.close();
+  assert.deepEqual(errors, []);
+  assert.equal(result.frames, 7, result.log);
+  assert.deepEqual(result.pending, { api: 'fast', c: 'user-timing' }, 'asked, not yet applied');
+  assert.deepEqual(result.applied, { api: 'fast', c: 'fast', min: 100 }, 'the worker applied the page\'s settings');
+  assert.deepEqual(result.cSet, { api: 'user-timing', c: 'user-timing' }, 'the page sees the mode the worker uses');
+  assert.deepEqual(result.off, { api: 'off', c: 'off' });
+
+  const ut = userTimingEntries(events);
+  const ts = timeStampEntries(events);
+  const utScopes = (k) => ut.filter((e) => e.track !== 'Frames' && e.properties.get('frame') === String(k));
+  for (const k of [0, 1, 4, 5]) {
+    const scopes = utScopes(k);
+    assert.deepEqual(counts(scopes.filter((e) => e.track === 'framer')), MAIN_SCOPES, `user-timing frame ${k}: framer`);
+    assert.deepEqual(counts(scopes.filter((e) => e.track === 'loader')), LOADER_SCOPES, `user-timing frame ${k}: loader`);
+    checkMainNesting(scopes.filter((e) => e.track === 'framer'), `worker frame ${k}`);
+  }
+  assert.deepEqual(ut.filter((e) => e.track === 'Frames').map((e) => e.name), ['frame 0', 'frame 1', 'frame 4', 'frame 5']);
+  assert.deepEqual(ts.filter((e) => e.track === 'Frames').map((e) => e.name), ['frame 2', 'frame 3'], 'frames 2-3 in fast mode');
+  for (const k of [2, 3]) {
+    assert.equal(utScopes(k).length, 0, `no User Timing entry for fast frame ${k}`);
+    const { tiny = 0, ...rest } = counts(byFrame(ts, 'framer').get(k));
+    assert.deepEqual(rest, MAIN_SCOPES_LONG, `fast frame ${k}: framer`);
+    for (const e of byFrame(ts, 'framer').get(k)) assert.ok(e.end - e.start >= 100 - SLACK_US, `fast frame ${k}: ${e.name} kept under the minimum`);
+  }
+  assert.equal(ut.filter((e) => e.properties.get('frame') === '6' || e.name === 'frame 6').length + ts.filter((e) => e.name === 'frame 6').length, 0);
+
+  // The panel bridge, polled by the page while the worker closes frames.
+  const { declarations, frames } = result.panel;
+  assert.deepEqual(frames, [0, 1, 2, 3, 4, 5, 6], 'every frame once');
+  const threads = declarations.flatMap((d) => d.threads ?? []);
+  const idOf = (name) => {
+    const ids = new Set(threads.filter((t) => t.name === name).map((t) => t.id));
+    assert.equal(ids.size, 1, `one id for ${name}`);
+    return [...ids][0];
+  };
+  const main = idOf('main'), framer = idOf('framer');
+  assert.ok(framer !== main && (framer - main) % 256 === 0, `ids equal modulo 256 (main ${main}, framer ${framer})`);
+  for (const [name, id] of [['main', main], ['framer', framer], ['loader', idOf('loader')]])
+    assert.equal(threads.filter((t) => t.id === id).length, 1, `${name} (thread ${id}) declared once`);
+  assert.equal(threads.filter((t) => t.name === 'churn').length, 255, 'each churned thread declared once');
+});
+
 test('without performance.measure the sink turns itself off, reports once, and can be re-armed', async () => {
   const { page, errors } = await openPage('build=devtools_scenes&break=measure');
   const r = await page.evaluate(() => {
@@ -484,4 +661,56 @@ test('under node the sink is off by default and nothing is measured', async () =
   const columns = m.UTF8ToString(m._scenes_columns()).split(',');
   assert.ok(columns.includes('memory_mb') && columns.includes('wasm_heap_mb'));
   assert.equal(m._scenes_frames(), 3);
+});
+
+test('the panel bridge with a source that throws: nothing reaches C or the caller, no frame twice, no name lost', async () => {
+  const require = createRequire(import.meta.url);
+  const createScenes = require(path.join(siteDir, 'devtools_scenes_node.cjs'));
+  const m = await createScenes({ printErr: () => {} });
+  const got = { declarations: [], frames: [] };
+  let throwNext = [];
+  const source = {
+    pushDeclarations(json) {
+      if (throwNext[0] === 'declarations') { throwNext.shift(); throw new Error('declarations refused'); }
+      got.declarations.push(JSON.parse(json));
+      return true;
+    },
+    pushFrame(u8) {
+      if (throwNext[0] === 'frame') { throwNext.shift(); throw new Error('frame refused'); }
+      got.frames.push(new DataView(u8.buffer, u8.byteOffset, u8.byteLength).getFloat64(16, true));
+      return true;
+    },
+  };
+  const poll = () => {
+    let r;
+    assert.doesNotThrow(() => { r = m._scenes_panel_poll(); });
+    return r;
+  };
+  assert.equal(m._scenes_start(), 1);
+  poll(); // enables the frame ring
+  m.vorPanelSource = source;
+  m._scenes_frame(0);
+  m._scenes_frame(1);
+  throwNext = ['declarations'];
+  // frame 0: its declarations throw, so it is skipped (it would name what the panel does not
+  // know); frame 1 carries every declaration again
+  assert.equal(poll(), 1);
+  assert.deepEqual(got.frames, [1]);
+  const sites = got.declarations.flatMap((d) => d.sites ?? []).map((s) => s.name);
+  assert.deepEqual(sites.sort(), Object.keys(MAIN_SCOPES).sort(), 'no name lost');
+  assert.deepEqual(got.declarations.flatMap((d) => d.threads ?? []).map((t) => t.name), ['main']);
+  assert.ok(got.declarations.flatMap((d) => d.columns ?? []).some((c) => c.name === 'loss'));
+  m._scenes_frame(2);
+  m._scenes_frame(3);
+  throwNext = ['frame'];
+  assert.equal(poll(), 1); // frame 2 throws and is dropped, frame 3 goes
+  assert.equal(poll(), 0); // nothing is sent twice
+  m._scenes_frame(4);
+  assert.equal(poll(), 1);
+  assert.deepEqual(got.frames, [1, 3, 4]);
+  assert.equal(got.declarations.length, 1, 'names are declared once they were taken');
+  const log = m.UTF8ToString(m._scenes_log());
+  assert.equal(log.split('\n').filter((l) => l.includes('panel source threw')).length, 1, `reported once:\n${log}`);
+  assert.match(log, /declarations refused/);
+  assert.equal(m._scenes_failures(), 2, 'both throws counted');
 });

@@ -14,12 +14,23 @@
  *     load_chunk       >= 300 us
  *       decode         >= 200 us
  *
- * Built three ways (CMakeLists.txt): for the page (web), for the page with a pthread
+ * Besides: a frame whose one scope has a site name of 300 bytes (150 x "é", past
+ * VOR_MAX_NAME_BYTES: every output must cut it to the same 127 characters), and the
+ * in-page panel bridge (scenes_panel_poll, as wasm/site/example.html polls it). The
+ * pthreads build can also run the frames in a worker ("framer": the frame thread is then
+ * a pthread, as with -sPROXY_TO_PTHREAD, while the page drives it and sets the sink's
+ * settings from the main thread), and start and end many short threads ("churn"), so
+ * that thread ids grow past the sizes of tables keyed by them. A thread takes the next id
+ * at its first scope; the page can give the main thread one with scenes_page_work (a
+ * scope on the main thread, shown in the frame the framer closes next).
+ *
+ * Built three ways (CMakeLists.txt): for the page (web), for the page with pthreads
  * (web, worker), and for node (where the sink must default to off). Exports are
  * EMSCRIPTEN_KEEPALIVE functions, so the link needs no EXPORTED_FUNCTIONS list beyond
  * the runtime. A logger keeps what vor reports, for the test to read.
  */
 #include <emscripten.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -83,6 +94,11 @@ EMSCRIPTEN_KEEPALIVE int scenes_start(void) {
     vor_desc desc;
     memset(&desc, 0, sizeof desc);
     desc.logger.func = keep_log;
+#if defined(SCENES_WORKER)
+    /* Room for the churned threads, which exit between two frames: small buffers, many. */
+    desc.max_threads = 1024;
+    desc.thread_buffer_scopes = 1024;
+#endif
     vor_setup(&desc);
     vor_set_thread_name("main");
 #if defined(SCENES_WORKER)
@@ -144,8 +160,35 @@ EMSCRIPTEN_KEEPALIVE int scenes_get_mode(void) {
     return (int)vor_browser_get_mode();
 }
 
+/* 150 x "é": 300 bytes. */
+#define E10 "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+#define LONG_NAME E10 E10 E10 E10 E10 E10 E10 E10 E10 E10 E10 E10 E10 E10 E10
+
+/* One frame with one scope (>= 200 us) named LONG_NAME, then vor_frame_mark(). */
+EMSCRIPTEN_KEEPALIVE void scenes_long_name_frame(void) {
+    {
+        VOR_SCOPE(LONG_NAME);
+        spin_us(200);
+    }
+    vor_frame_mark();
+}
+
+/* One scope on the calling thread (the page's), outside any frame of its own. */
+EMSCRIPTEN_KEEPALIVE void scenes_page_work(void) {
+    VOR_SCOPE("page_work");
+    spin_us(50);
+}
+
+/* The in-page panel bridge (wasm/src/panel_bridge.c), polled as the example page polls it. */
+extern int vor_wasm_panel_poll(void);
+EMSCRIPTEN_KEEPALIVE int scenes_panel_poll(void) {
+    return vor_wasm_panel_poll();
+}
+
+/* A double converted as vor/browser.h asks of callers: saturated to UINT64_MAX. */
 EMSCRIPTEN_KEEPALIVE void scenes_set_min_duration_us(double us) {
-    vor_browser_set_min_duration_ns((uint64_t)(us * 1000.0));
+    double ns = us * 1000.0;
+    vor_browser_set_min_duration_ns(!(ns > 0) ? 0 : ns >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)ns);
 }
 
 EMSCRIPTEN_KEEPALIVE double scenes_get_min_duration_us(void) {
@@ -193,6 +236,86 @@ EMSCRIPTEN_KEEPALIVE double scenes_frames(void) {
     vor_get_counters(&c);
     return (double)c.frames;
 }
+
+#if defined(SCENES_WORKER)
+/* ---- The frame loop in a worker ------------------------------------------------------- */
+
+static int framer_ready;     /* atomic */
+static int framer_requested; /* atomic: frames asked of the framer */
+static int framer_done;      /* atomic: frames it closed */
+
+static void *framer(void *arg) {
+    (void)arg;
+    vor_set_thread_name("framer");
+    __atomic_store_n(&framer_ready, 1, __ATOMIC_RELEASE);
+    for (int done = 0;; done++) {
+        int seen;
+        while ((seen = __atomic_load_n(&framer_requested, __ATOMIC_ACQUIRE)) <= done)
+            emscripten_futex_wait(&framer_requested, (uint32_t)seen, INFINITY);
+        scenes_frame(done); /* its first vor_frame_mark() makes this the frame thread */
+        __atomic_store_n(&framer_done, done + 1, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+/* Starts the framer (the page waits for scenes_framer_ready: a new worker may need the
+ * main thread's event loop to start). */
+EMSCRIPTEN_KEEPALIVE int scenes_framer_start(void) {
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, framer, NULL) != 0) return 0;
+    pthread_detach(thread);
+    return 1;
+}
+
+EMSCRIPTEN_KEEPALIVE int scenes_framer_ready(void) {
+    return __atomic_load_n(&framer_ready, __ATOMIC_ACQUIRE);
+}
+
+/* Asks the framer for `count` more frames; scenes_framer_done() counts those closed. */
+EMSCRIPTEN_KEEPALIVE void scenes_framer_frames(int count) {
+    __atomic_add_fetch(&framer_requested, count, __ATOMIC_ACQ_REL);
+    emscripten_futex_wake(&framer_requested, 1);
+}
+
+EMSCRIPTEN_KEEPALIVE int scenes_framer_done(void) {
+    return __atomic_load_n(&framer_done, __ATOMIC_ACQUIRE);
+}
+
+/* ---- Thread churn ---------------------------------------------------------------------- */
+
+static int churned; /* atomic: short threads started and ended */
+
+static void *churn_child(void *arg) {
+    (void)arg;
+    vor_set_thread_name("churn");
+    VOR_SCOPE("churn"); /* takes the next thread id */
+    return NULL;
+}
+
+static void *churner(void *arg) {
+    int n = (int)(intptr_t)arg;
+    for (int i = 0; i < n; i++) {
+        pthread_t child;
+        if (pthread_create(&child, NULL, churn_child, NULL) != 0) break;
+        pthread_join(child, NULL);
+        __atomic_add_fetch(&churned, 1, __ATOMIC_ACQ_REL);
+    }
+    return NULL;
+}
+
+/* Starts and ends `n` threads, one after the other, each taking a thread id (and leaving
+ * one scope for the next frame); the page waits for scenes_churned() to reach n. */
+EMSCRIPTEN_KEEPALIVE int scenes_churn(int n) {
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, churner, (void *)(intptr_t)n) != 0) return 0;
+    pthread_detach(thread);
+    return 1;
+}
+
+EMSCRIPTEN_KEEPALIVE int scenes_churned(void) {
+    return __atomic_load_n(&churned, __ATOMIC_ACQUIRE);
+}
+#endif
 
 int main(void) {
     return 0;

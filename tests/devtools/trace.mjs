@@ -4,14 +4,16 @@
 //   const rec = await startTrace(cdp);        // cdp = await browser.context.newCDPSession(page)
 //   ...                                       // run the page
 //   const events = await rec.stop();          // every trace event (array of objects)
-//   const entries = userTimingEntries(events); // performance.measure pairs: {name, start, end, devtools, ...}
+//   const entries = userTimingEntries(events); // performance.measure pairs: {name, rawName, start, end, devtools, ...}
 //   const stamps = timeStampEntries(events);   // extended console.timeStamp: {name, start, end, track, ...}
 //
 // Categories as in TOOLCHAIN: blink.user_timing (performance.measure/mark: async "b"/"e" pairs whose
 // args.detail is a JSON string), devtools.timeline (console.timeStamp: "TimeStamp" instant events
 // with args.data.{message,start,end,track,trackGroup,color}, start/end in trace microseconds) and
 // disabled-by-default-devtools.timeline (UpdateCounters, as a real recording has). Times below are
-// trace microseconds.
+// trace microseconds. vor ends each User Timing name it makes with VOR_NAME_SUFFIX (U+2060, see
+// wasm/js/devtools.js); entries are read back with `name` without it and `rawName` as recorded,
+// and stripVorSuffix does the same for names read elsewhere (a PerformanceObserver's).
 
 export const TRACE_CATEGORIES = [
   'blink.user_timing', 'devtools.timeline', 'disabled-by-default-devtools.timeline',
@@ -46,6 +48,14 @@ export async function startTrace(cdp, categories = TRACE_CATEGORIES, recordMode 
   return { stop: () => finish(true), discard: () => finish(false) };
 }
 
+/** The suffix that ends every User Timing name vor makes (devtools.js, NAME_SUFFIX). */
+export const VOR_NAME_SUFFIX = '\u2060';
+
+/** `name` without vor's suffix (unchanged when it has none). */
+export function stripVorSuffix(name) {
+  return typeof name === 'string' && name.endsWith(VOR_NAME_SUFFIX) ? name.slice(0, -VOR_NAME_SUFFIX.length) : name;
+}
+
 function parseDetail(text) {
   if (typeof text !== 'string') return text ?? null;
   try { return JSON.parse(text); } catch { return null; }
@@ -55,8 +65,8 @@ function parseDetail(text) {
  * performance.measure entries. Chromium writes each as an async "b"/"e" pair of cat
  * blink.user_timing (a zero-length one as a single "n"), sorted by time; the pair's id2.local is
  * reused once an entry is closed, so pairs are matched per (name, id) as a stack, in time order
- * (the trace's own order breaks ties). Returns [{name, start, end, detail, devtools, track,
- * trackGroup, color, properties: Map}] sorted by start (ties: longer first, so parents precede
+ * (the trace's own order breaks ties). Returns [{name (without vor's suffix), rawName, start, end,
+ * detail, devtools, track, trackGroup, color, properties: Map}] sorted by start (ties: longer first, so parents precede
  * their children).
  */
 export function userTimingEntries(events) {
@@ -70,7 +80,7 @@ export function userTimingEntries(events) {
     const detail = parseDetail(b.args?.detail);
     const dt = detail?.devtools ?? null;
     out.push({
-      name: b.name, start: b.ts, end: endTs, detail, devtools: dt,
+      name: stripVorSuffix(b.name), rawName: b.name, start: b.ts, end: endTs, detail, devtools: dt,
       track: dt?.track, trackGroup: dt?.trackGroup, color: dt?.color,
       properties: new Map(dt?.properties ?? []),
     });
@@ -89,10 +99,13 @@ export function userTimingEntries(events) {
   return out.sort((a, b) => a.start - b.start || (b.end - b.start) - (a.end - a.start));
 }
 
-/** performance.mark events of cat blink.user_timing named `name`: [{name, ts, detail}]. */
+/**
+ * performance.mark events of cat blink.user_timing named `name` (compared without vor's suffix):
+ * [{name, rawName, ts, detail}].
+ */
 export function userTimingMarks(events, name) {
-  return events.filter((e) => e.cat === 'blink.user_timing' && e.name === name && e.ph !== 'b' && e.ph !== 'e')
-    .map((e) => ({ name: e.name, ts: e.ts, detail: parseDetail(e.args?.data?.detail ?? e.args?.detail) }));
+  return events.filter((e) => e.cat === 'blink.user_timing' && stripVorSuffix(e.name) === name && e.ph !== 'b' && e.ph !== 'e')
+    .map((e) => ({ name: stripVorSuffix(e.name), rawName: e.name, ts: e.ts, detail: parseDetail(e.args?.data?.detail ?? e.args?.detail) }));
 }
 
 /** Extended console.timeStamp entries (with a track): [{name, start, end, track, trackGroup, color}]. */

@@ -1,7 +1,8 @@
-// The frame ring and declarations: bounded history, bounded scopes, columns and series views.
+// The frame ring and declarations: bounded history, bounded scopes, bounded metric columns, columns
+// and series views.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FrameStore, Declarations, MAX_HISTORY_FRAMES, SCOPES_EVICTED, SCOPES_PRESENT, SCOPES_NONE } from '../../web/store.js';
+import { FrameStore, Declarations, MAX_HISTORY_FRAMES, MAX_PLOT_COLUMNS, SCOPES_EVICTED, SCOPES_PRESENT, SCOPES_NONE } from '../../web/store.js';
 import { parseFrameView } from '../../web/frame_view.js';
 import { encodeFrameView } from './frame_view_encoder.mjs';
 
@@ -123,4 +124,44 @@ test('clear() forgets frames and declarations; sequence numbers keep growing', (
   const seq = s.push(frame(7));
   assert.equal(s.size, 1);
   assert.equal(s.frameIndexOf(seq), 7);
+});
+
+test('at most 64 metric columns are plotted and keep values: memory stays bounded with 4,096 columns', () => {
+  const capacity = 2000;
+  const s = new FrameStore({ capacity });
+  const columns = [{ id: 0, name: 'frame_ms', unit: 'ms', system: true }];
+  for (let id = 1; id < 4096; id++) columns.push({ id, name: `m${id}`, unit: '', system: id < 4 });
+  s.decls.apply({ columns });
+  assert.equal(s.columnData.size, 0, 'declared columns allocate nothing before their first value');
+  const values = columns.map((c) => [c.id, c.id + 0.5]);
+  for (let i = 0; i < 50; i++) s.push(parseFrameView(encodeFrameView({ frameIndex: i, durationNs: 1e6, values })));
+  assert.equal(s.columnData.size, 64, 'only plotted columns hold arrays');
+  assert.equal(MAX_PLOT_COLUMNS, 64);
+  const plotted = s.plotColumns();
+  assert.equal(plotted.length, 64);
+  assert.deepEqual(plotted.slice(0, 4).map((c) => c.name), ['m1', 'm2', 'm3', 'm4'], 'system columns first, frame_ms not a plot');
+  assert.equal(s.hiddenColumns(), 4095 - 64);
+  assert.equal(s.columnValue(64, 10), 64.5);
+  assert.equal(s.columnValue(65, 10), undefined, 'a column past the cap keeps no values');
+  assert.equal(s.columnSeries(4000, 0, 50), null);
+  assert.equal(s.frameMs(10), 0.5, 'frame_ms still feeds the bars');
+  s.series(s.frameMsArr, 1990, 2010, 'frameMs'); // a wrapped run: scratch in use
+  const bound = capacity * (45 + 8 + 9 * MAX_PLOT_COLUMNS) + 5 * 8 * capacity;
+  assert.ok(s.ringBytes() <= bound, `${s.ringBytes()} bytes <= ${bound}`);
+  assert.ok(s.ringBytes() >= capacity * 9 * 64, 'ringBytes counts the column arrays');
+});
+
+test('a column pushed out of the plotted set (a system column declared late) gives its arrays back', () => {
+  const s = new FrameStore({ capacity: 10, maxColumns: 2 });
+  s.decls.apply({ columns: [{ id: 5, name: 'a' }, { id: 6, name: 'b' }] });
+  s.push(parseFrameView(encodeFrameView({ frameIndex: 0, values: [[5, 1], [6, 2]] })));
+  assert.deepEqual([...s.columnData.keys()].sort(), [5, 6]);
+  s.decls.apply({ columns: [{ id: 1, name: 'memory_mb', system: true }] });
+  s.push(parseFrameView(encodeFrameView({ frameIndex: 1, values: [[1, 3], [5, 1], [6, 2]] })));
+  assert.deepEqual(s.plotColumns().map((c) => c.name), ['memory_mb', 'a']);
+  assert.deepEqual([...s.columnData.keys()].sort(), [1, 5]);
+  assert.equal(s.hiddenColumns(), 1);
+  s.clear();
+  assert.deepEqual(s.plotColumns(), [], 'clear() forgets the plotted set too');
+  assert.throws(() => new FrameStore({ maxColumns: MAX_PLOT_COLUMNS + 1 }), RangeError);
 });

@@ -11,16 +11,22 @@
 // on our side (performance.measure still allocates its entry). The descriptor layout is fixed by
 // static asserts in browser_sink.c; the offsets below must match them.
 //
-//   USER_TIMING (1): performance.measure(name, {start, end, detail: {devtools: {dataType:
-//     'track-entry', track: <thread>, trackGroup, color, properties: [['location', 'file:line'],
-//     ['frame', index]], tooltipText}}}) per scope; per frame, performance.mark('vor.frame') at its
-//     start and a measure 'frame <index>' on the "Frames" track whose properties hold the frame's
-//     metrics. Then every entry made is cleared by the names used (performance.clearMeasures(name),
-//     clearMarks('vor.frame')) so the page's entry buffer stays bounded; PerformanceObservers still
-//     receive them (they are queued when made). Chromium structured-clones `detail` at the call, so
-//     reusing one detail object per site is safe; only its track and frame fields change.
+//   USER_TIMING (1): performance.measure(name + NAME_SUFFIX, {start, end, detail: {devtools:
+//     {dataType: 'track-entry', track: <thread>, trackGroup, color, properties: [['location',
+//     'file:line'], ['frame', index]], tooltipText}}}) per scope; per frame, performance.mark
+//     ('vor.frame' + NAME_SUFFIX) at its start and a measure 'frame <index>' + NAME_SUFFIX on the
+//     "Frames" track whose properties hold the frame's metrics. Then every entry made is cleared by
+//     the names used (performance.clearMeasures(name), clearMarks(mark)) so the page's entry buffer
+//     stays bounded; PerformanceObservers still receive them (they are queued when made). Every
+//     such name ends with NAME_SUFFIX, U+2060 WORD JOINER (invisible in DevTools), so clearing by
+//     name never touches the page's own entries, even one named like a scope. Chromium
+//     structured-clones `detail` at the call, so reusing one detail object per site is safe; only
+//     its track and frame fields change.
 //   FAST (2): the extended console.timeStamp(name, start, end, track, trackGroup, color) per scope
-//     and per frame: DevTools only, no details, several times cheaper while a trace records.
+//     and per frame: DevTools only, no details, several times cheaper while a trace records (no
+//     entry is kept, so no suffix).
+// Names: a site's name comes cut as every vor output cuts it (C hands over its length: at most
+// 255 bytes, at a UTF-8 character boundary), so one site has one name everywhere.
 // Times: performance.now() ms = (epoch_ns + start_ns) / 1e6 (vor's wasm clock is performance.now()).
 // Colours: the DevTools palette without 'error'/'warning', picked by an FNV-1a hash of the site's
 // name, so a scope keeps its colour across frames, threads and runs.
@@ -34,7 +40,11 @@
 // Bounds: sites by id up to SITE_LIMIT (vor's VOR_MAX_SITES), columns up to COLUMN_LIMIT, threads
 // as many as the C side keeps (it tells us to forget them when it clears its own table).
 // Never throws into C: failures return 1 with a message that C reports once, and C turns the sink
-// off. Module.vorDevtools lets the page change the settings (applied at the next frame).
+// off. Module.vorDevtools lets the page change the settings (applied at the next frame). The
+// requests and the mode in effect live in linear memory (browser_sink.c, page_settings_t), not in
+// this realm, so that they reach a frame thread that is a worker: C hands over their address at
+// start-up (vor_devtools_js_settings; until then requests wait here), the page writes a request
+// under a spin lock (Atomics on HEAP32) and raises `pending`, and the frame thread pulls it.
 
 var LibraryVorDevtools = {
   $VorDevtools__postset: 'VorDevtools.init();',
@@ -44,14 +54,16 @@ var LibraryVorDevtools = {
     FRAME_COLORS: ['tertiary-light', 'tertiary-dark'],
     MODE_NAMES: ['off', 'user-timing', 'fast'],
     FRAMES_TRACK: 'Frames',
+    NAME_SUFFIX: '\u2060', // ends every User Timing name vor makes (and clears)
     FRAME_MARK: 'vor.frame',
     SITE_LIMIT: 65537,
     COLUMN_LIMIT: 264,
 
     init: function() {
-      VorDevtools.mode = VorDevtools.inBrowser() ? 1 : 0; // C's default until it says otherwise
-      VorDevtools.pullFlag = 0;
-      VorDevtools.pending = { mode: -1, minNs: null, group: null };
+      VorDevtools.defaultMode = VorDevtools.inBrowser() ? 1 : 0; // C's default until a frame says otherwise
+      VorDevtools.shared = 0; // address of page_settings_t, once C handed it over
+      VorDevtools.early = { mode: -1, minNs: null, group: null }; // requests made before that
+      VorDevtools.frameMark = VorDevtools.FRAME_MARK + VorDevtools.NAME_SUFFIX;
       VorDevtools.opts = { start: 0, end: 0, detail: null };
       VorDevtools.used = [];
       VorDevtools.serial = 0;
@@ -117,7 +129,7 @@ var LibraryVorDevtools = {
       };
       VorDevtools.setDetailGroup(devtools);
       VorDevtools.sites[id] = {
-        name: name, location: location, color: devtools.color, frameProp: frameProp,
+        name: name, measureName: name + VorDevtools.NAME_SUFFIX, location: location, color: devtools.color, frameProp: frameProp,
         detail: { devtools: devtools }, stamp: 0,
       };
     },
@@ -138,9 +150,9 @@ var LibraryVorDevtools = {
       var U = HEAPU32;
       var n = U[(desc + 96) >> 2], p = U[(desc + 100) >> 2];
       for (var i = 0; i < n; i++) {
-        var q = (p >> 2) + i * 4; // sink_site_decl: id, line, name, file
+        var q = (p >> 2) + i * 5; // sink_site_decl: id, line, name, file, name_bytes
         var filePtr = U[q + 3];
-        VorDevtools.addSite(U[q], UTF8ToString(U[q + 2], 255), filePtr ? UTF8ToString(filePtr, 4096) : '', U[q + 1]);
+        VorDevtools.addSite(U[q], UTF8ToString(U[q + 2], U[q + 4]), filePtr ? UTF8ToString(filePtr, 4096) : '', U[q + 1]);
       }
       n = U[(desc + 104) >> 2]; p = U[(desc + 108) >> 2];
       for (i = 0; i < n; i++) { // sink_thread_decl: id, char name[64]
@@ -206,7 +218,7 @@ var LibraryVorDevtools = {
       var frameStart = base + frameStartNs / 1e6, frameEnd = base + (frameStartNs + frameDurNs) / 1e6;
       used.length = 0;
       try {
-        perf.mark(V.FRAME_MARK, { startTime: frameStart, detail: { frame: frameStr } });
+        perf.mark(V.frameMark, { startTime: frameStart, detail: { frame: frameStr } });
         for (var t = 0; t < nThreads; t++) {
           var tr = threadsW + t * 3; // vor_thread_record: thread id, n scopes, scopes
           var tid = U[tr], n = U[tr + 1], w = U[tr + 2] >> 2;
@@ -223,8 +235,8 @@ var LibraryVorDevtools = {
             opts.start = base + start / 1e6;
             opts.end = base + (start + dur) / 1e6;
             opts.detail = site.detail;
-            perf.measure(site.name, opts);
-            if (site.stamp !== serial) { site.stamp = serial; used.push(site.name); }
+            perf.measure(site.measureName, opts);
+            if (site.stamp !== serial) { site.stamp = serial; used.push(site.measureName); }
           }
         }
         var frameName = 'frame ' + frameStr;
@@ -234,11 +246,11 @@ var LibraryVorDevtools = {
           tooltipText: frameName + ': ' + V.formatValue(frameDurNs / 1e6, 'ms'),
         };
         V.setDetailGroup(devtools);
-        used.push(frameName);
-        perf.measure(frameName, { start: frameStart, end: frameEnd, detail: { devtools: devtools } });
+        used.push(frameName + V.NAME_SUFFIX);
+        perf.measure(frameName + V.NAME_SUFFIX, { start: frameStart, end: frameEnd, detail: { devtools: devtools } });
       } finally {
         for (var k = 0; k < used.length; k++) perf.clearMeasures(used[k]);
-        perf.clearMarks(V.FRAME_MARK);
+        perf.clearMarks(V.frameMark);
         used.length = 0;
       }
     },
@@ -271,6 +283,7 @@ var LibraryVorDevtools = {
     frame: function(desc) {
       var V = VorDevtools, U = HEAPU32;
       try {
+        if (!V.shared) V.adopt(U[(desc + 132) >> 2]);
         var flags = U[(desc + 64) >> 2];
         if (flags & 2) V.reset();
         if (flags & 8) V.forgetThreads();
@@ -298,33 +311,66 @@ var LibraryVorDevtools = {
     },
 
     // ---- Module.vorDevtools: settings from the page -----------------------------------------
+    // page_settings_t (browser_sink.c): int32 lock, pending, mode (-1: none), mode_in_effect (-1: no
+    // frame yet), double min_ns, int32 has_min, has_group, char group[64].
 
-    raise: function() {
-      if (VorDevtools.pullFlag) HEAP32[VorDevtools.pullFlag >> 2] = 1;
+    adopt: function(ptr) {
+      var V = VorDevtools;
+      if (!ptr || V.shared) return;
+      V.shared = ptr;
+      var e = V.early;
+      V.early = { mode: -1, minNs: null, group: null };
+      if (e.mode >= 0 || e.minNs !== null || e.group !== null) V.request(e.mode, e.minNs, e.group);
+    },
+
+    // Runs `body` (reading or writing page_settings_t at word index w) under its lock. The
+    // frame thread holds it for a few loads and stores, so spinning is brief.
+    locked: function(body) {
+      var w = VorDevtools.shared >> 2;
+      while (Atomics.compareExchange(HEAP32, w, 0, 1) !== 0) {}
+      try { return body(w); } finally { Atomics.store(HEAP32, w, 0); }
+    },
+
+    // A request for the frame thread's next frame (mode -1, minNs null, group null: unchanged).
+    request: function(mode, minNs, group) {
+      var V = VorDevtools;
+      if (!V.shared) {
+        if (mode >= 0) V.early.mode = mode;
+        if (minNs !== null) V.early.minNs = minNs;
+        if (group !== null) V.early.group = group;
+        return;
+      }
+      V.locked(function(w) {
+        if (mode >= 0) HEAP32[w + 2] = mode;
+        if (minNs !== null) { HEAPF64[(V.shared + 16) >> 3] = minNs; HEAP32[w + 6] = 1; }
+        if (group !== null) { stringToUTF8(group, V.shared + 32, 64); HEAP32[w + 7] = 1; }
+        Atomics.store(HEAP32, w + 1, 1);
+      });
     },
 
     apiSetMode: function(mode) {
       var v = typeof mode === 'number' ? mode : VorDevtools.MODE_NAMES.indexOf(String(mode).toLowerCase().replace('_', '-'));
       if (!(v >= 0 && v <= 2) || (v | 0) !== v) throw new RangeError("vorDevtools.setMode: 'off', 'user-timing' or 'fast' (got " + mode + ')');
-      VorDevtools.pending.mode = v;
-      VorDevtools.raise();
+      VorDevtools.request(v, null, null);
     },
 
     apiGetMode: function() {
-      var p = VorDevtools.pending.mode;
-      return VorDevtools.MODE_NAMES[p >= 0 ? p : VorDevtools.mode];
+      var V = VorDevtools;
+      var m = V.shared ? V.locked(function(w) {
+        return HEAP32[w + 2] >= 0 ? HEAP32[w + 2] : HEAP32[w + 3];
+      }) : V.early.mode;
+      return V.MODE_NAMES[m >= 0 && m <= 2 ? m : V.defaultMode];
     },
 
     apiSetTrackGroup: function(group) {
       if (typeof group !== 'string') throw new TypeError('vorDevtools.setTrackGroup: a string');
-      VorDevtools.pending.group = group;
-      VorDevtools.raise();
+      VorDevtools.request(-1, null, group);
     },
 
     apiSetMinDurationMs: function(ms) {
       if (typeof ms !== 'number' || !(ms >= 0) || !isFinite(ms)) throw new RangeError('vorDevtools.setMinDurationMs: a finite number >= 0');
-      VorDevtools.pending.minNs = Math.round(ms * 1e6);
-      VorDevtools.raise();
+      // At most 2^64 ns, which C saturates to UINT64_MAX (every scope left out).
+      VorDevtools.request(-1, Math.min(Math.round(ms * 1e6), 18446744073709551616), null);
     },
   },
 
@@ -333,11 +379,9 @@ var LibraryVorDevtools = {
     return VorDevtools.inBrowser() ? 1 : 0;
   },
 
-  vor_devtools_js_open__deps: ['$VorDevtools'],
-  vor_devtools_js_open: function(flagPtr) {
-    VorDevtools.pullFlag = flagPtr;
-    var p = VorDevtools.pending;
-    if (p.mode >= 0 || p.minNs !== null || p.group !== null) VorDevtools.raise();
+  vor_devtools_js_settings__deps: ['$VorDevtools'],
+  vor_devtools_js_settings: function(ptr) {
+    VorDevtools.adopt(ptr);
   },
 
   vor_devtools_js_frame__deps: ['$VorDevtools'],
@@ -345,22 +389,6 @@ var LibraryVorDevtools = {
     return VorDevtools.frame(desc);
   },
 
-  // sink_pull: int32 mode (-1 unchanged), int32 has_min, double min_ns, int32 has_group, char group[64]
-  vor_devtools_js_pull__deps: ['$VorDevtools'],
-  vor_devtools_js_pull: function(ptr) {
-    var p = VorDevtools.pending;
-    HEAP32[ptr >> 2] = p.mode;
-    HEAP32[(ptr + 4) >> 2] = p.minNs !== null ? 1 : 0;
-    HEAPF64[(ptr + 8) >> 3] = p.minNs !== null ? p.minNs : 0;
-    HEAP32[(ptr + 16) >> 2] = p.group !== null ? 1 : 0;
-    if (p.group !== null) stringToUTF8(p.group, ptr + 20, 64);
-    VorDevtools.pending = { mode: -1, minNs: null, group: null };
-  },
-
-  vor_devtools_js_mode__deps: ['$VorDevtools'],
-  vor_devtools_js_mode: function(mode) {
-    VorDevtools.mode = mode;
-  },
 };
 
 mergeInto(LibraryManager.library, LibraryVorDevtools);

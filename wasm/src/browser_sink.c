@@ -28,15 +28,28 @@
  *
  * Settings (mode, track group, minimum duration) can change at any time from any thread;
  * the frame thread picks them up at its next frame. The page can change them from
- * JavaScript too (Module.vorDevtools): JavaScript raises a flag in linear memory and the
- * frame thread pulls the values at its next frame, so no function needs exporting.
+ * JavaScript too (Module.vorDevtools), and the thread whose JavaScript does so need not be
+ * the frame thread (a pthreads build whose frame loop runs in a worker, -sPROXY_TO_PTHREAD):
+ * each thread has its own JavaScript realm, so nothing the page keeps in JavaScript would
+ * reach the frame thread. So the page's requests and the mode in effect live in linear
+ * memory (page_settings below): a constructor, which Emscripten runs on the main thread
+ * before any pthread exists, hands its address to the main thread's devtools.js (and the
+ * sink hands it again to the realm that opens a session and to the frame thread's);
+ * JavaScript writes a request under a small spin lock (Atomics) and raises `pending`; the
+ * frame thread pulls it at its next frame and writes back the mode in effect, which
+ * Module.vorDevtools.getMode() reads. No function needs exporting.
+ *
+ * Names: a site's name reaches DevTools cut as every other output cuts it (at most
+ * VOR_MAX_NAME_BYTES, at a UTF-8 character boundary: core/src/utf8.h); the length is
+ * computed here and handed over with the name.
  *
  * Memory, all static and bounded: batches of declarations (SITE_BATCH, THREAD_BATCH,
  * COLUMN_BATCH entries), the metric values of one frame, and a table of the threads
- * already declared (THREAD_TABLE_SLOTS, cleared when half full: names are declared again,
- * which DevTools does not notice). The JS tables are bounded by the same numbers: sites by
- * VOR_MAX_SITES, columns by VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS, threads by the
- * C table (devtools.js forgets its threads when this file does).
+ * already declared (thread_table.h: THREAD_TABLE_SLOTS, cleared when half full: names
+ * are declared again, which DevTools does not notice). The JS tables are bounded by the
+ * same numbers: sites by VOR_MAX_SITES, columns by VOR_SYSTEM_COLUMNS_MAX +
+ * VOR_MAX_USER_COLUMNS, threads by the C table (devtools.js forgets its threads when this
+ * file does).
  *
  * Costs: nothing per scope in C. Per frame: a branch when the mode is off; otherwise a
  * name lookup (a short lock) per thread in the frame, the new declarations, and the JS
@@ -51,6 +64,8 @@
 #include <string.h>
 
 #include "clock.h"
+#include "thread_table.h"
+#include "utf8.h"
 #include "vor/browser.h"
 #include "vor_internal.h"
 
@@ -59,8 +74,6 @@
 #define SITE_BATCH 256u          /* site declarations per JS call (4 KiB) */
 #define THREAD_BATCH 32u         /* thread declarations per JS call (about 2 KiB) */
 #define COLUMN_BATCH 64u         /* metric column declarations per JS call */
-#define THREAD_TABLE_SLOTS 2048u /* threads known to JS; power of two, 2 x VOR_MAX_MAX_THREADS so
-                                    that one frame's threads always fit after a clear */
 #define ERROR_BYTES 160u         /* JS failure message */
 #define MAX_METRICS (VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS)
 
@@ -80,8 +93,9 @@ enum { JS_OK = 0, JS_FAILED = 1 };
 typedef struct sink_site_decl {
     uint32_t id;
     uint32_t line;
-    const char *name; /* NUL-terminated UTF-8, at most VOR_MAX_NAME_BYTES read */
-    const char *file; /* NULL when unknown */
+    const char *name;     /* UTF-8; JS reads name_bytes of it */
+    const char *file;     /* NULL when unknown */
+    uint32_t name_bytes;  /* the name cut as every output cuts it (utf8.h) */
 } sink_site_decl;
 
 typedef struct sink_thread_decl {
@@ -121,16 +135,22 @@ typedef struct sink_frame_desc {
     const char *group;
     char *error;
     uint32_t error_capacity;
+    void *settings;         /* &page_settings, for the frame thread's realm */
 } sink_frame_desc;
 
-/* Settings written by Module.vorDevtools, pulled by the frame thread. */
-typedef struct sink_pull {
-    int32_t mode;      /* -1: unchanged */
+/* What the page asks through Module.vorDevtools, and the mode in effect (linear memory,
+ * shared by every thread's JavaScript). Written by JS and by pull_page_settings only under
+ * `lock`. */
+typedef struct page_settings_t {
+    int32_t lock;           /* 0 free, 1 held (Atomics.compareExchange / __atomic CAS) */
+    int32_t pending;        /* 1: a request below waits for the frame thread */
+    int32_t mode;           /* requested mode; -1: none */
+    int32_t mode_in_effect; /* the mode at the last frame (or last pull); -1: no frame yet */
+    double min_ns;          /* requested minimum duration (ns, >= 0, clamped to 2^64 by JS) */
     int32_t has_min;
-    double min_ns;
     int32_t has_group;
-    char group[VOR_BROWSER_TRACK_GROUP_MAX_BYTES + 1];
-} sink_pull;
+    char group[VOR_BROWSER_TRACK_GROUP_MAX_BYTES + 1]; /* requested track group (if has_group) */
+} page_settings_t;
 
 #define ASSERT_OFFSET(type, field, at) _Static_assert(offsetof(type, field) == (at), #type "." #field " moved")
 _Static_assert(sizeof(void *) == 4, "devtools.js reads 32-bit pointers (wasm32)");
@@ -148,7 +168,8 @@ _Static_assert(sizeof(vor_user_value) == 16, "vor_user_value is 16 bytes in devt
 ASSERT_OFFSET(sink_site_decl, line, 4);
 ASSERT_OFFSET(sink_site_decl, name, 8);
 ASSERT_OFFSET(sink_site_decl, file, 12);
-_Static_assert(sizeof(sink_site_decl) == 16, "sink_site_decl is 16 bytes in devtools.js");
+ASSERT_OFFSET(sink_site_decl, name_bytes, 16);
+_Static_assert(sizeof(sink_site_decl) == 20, "sink_site_decl is 20 bytes in devtools.js");
 ASSERT_OFFSET(sink_thread_decl, name, 4);
 _Static_assert(sizeof(sink_thread_decl) == 4 + VOR_THREAD_NAME_BYTES, "sink_thread_decl size");
 _Static_assert(VOR_THREAD_NAME_BYTES == 64, "devtools.js: thread declarations are 68 bytes");
@@ -179,23 +200,24 @@ ASSERT_OFFSET(sink_frame_desc, column_decls, 116);
 ASSERT_OFFSET(sink_frame_desc, group, 120);
 ASSERT_OFFSET(sink_frame_desc, error, 124);
 ASSERT_OFFSET(sink_frame_desc, error_capacity, 128);
-ASSERT_OFFSET(sink_pull, has_min, 4);
-ASSERT_OFFSET(sink_pull, min_ns, 8);
-ASSERT_OFFSET(sink_pull, has_group, 16);
-ASSERT_OFFSET(sink_pull, group, 20);
+ASSERT_OFFSET(sink_frame_desc, settings, 132);
+ASSERT_OFFSET(page_settings_t, pending, 4);
+ASSERT_OFFSET(page_settings_t, mode, 8);
+ASSERT_OFFSET(page_settings_t, mode_in_effect, 12);
+ASSERT_OFFSET(page_settings_t, min_ns, 16);
+ASSERT_OFFSET(page_settings_t, has_min, 24);
+ASSERT_OFFSET(page_settings_t, has_group, 28);
+ASSERT_OFFSET(page_settings_t, group, 32);
+_Static_assert(VOR_BROWSER_TRACK_GROUP_MAX_BYTES + 1 == 64, "devtools.js writes a 64-byte group");
 
 /* ---- The JavaScript half (wasm/js/devtools.js) ------------------------------------------ */
 
 /* 1 in a browser page or worker, 0 elsewhere (node). */
 extern int vor_devtools_js_environment(void);
-/* Session start: where the pull flag lives. */
-extern void vor_devtools_js_open(int32_t *pull_flag);
+/* Where the page's settings live (this realm's Module.vorDevtools writes there from now on). */
+extern void vor_devtools_js_settings(page_settings_t *settings);
 /* Declarations (and, with FLAG_EMIT, the frame). JS_OK, or JS_FAILED with a message. */
 extern int vor_devtools_js_frame(sink_frame_desc *desc);
-/* Copies the settings the page set through Module.vorDevtools into *out. */
-extern void vor_devtools_js_pull(sink_pull *out);
-/* The mode in effect, for Module.vorDevtools.getMode(). */
-extern void vor_devtools_js_mode(int mode);
 
 /* ---- Settings (any thread) --------------------------------------------------------------- */
 
@@ -207,6 +229,13 @@ static char setting_group[VOR_BROWSER_TRACK_GROUP_MAX_BYTES + 1] = VOR_BROWSER_D
 static size_t setting_group_length = sizeof VOR_BROWSER_DEFAULT_TRACK_GROUP - 1;
 static int environment = -1;         /* atomic; 1 browser, 0 elsewhere, -1 not asked yet */
 static int turned_off;               /* atomic; set after a failure, cleared by set_mode */
+static page_settings_t page_settings = {.mode = -1, .mode_in_effect = -1};
+
+/* Runs on the main thread at start-up, before main() and before any pthread exists:
+ * the page's Module.vorDevtools learns where to write. */
+__attribute__((constructor)) static void hand_settings_to_js(void) {
+    vor_devtools_js_settings(&page_settings);
+}
 
 static int in_browser(void) {
     int e = vor_atomic_load_relaxed(&environment);
@@ -233,21 +262,13 @@ vor_browser_mode vor_browser_get_mode(void) {
     return in_browser() ? VOR_BROWSER_USER_TIMING : VOR_BROWSER_OFF;
 }
 
-/* Length of s cut to at most max bytes without splitting a UTF-8 sequence. */
-static size_t cut_at_character(const char *s, size_t length, size_t max) {
-    if (length <= max) return length;
-    size_t n = max;
-    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--; /* s[n] continues a sequence */
-    return n;
-}
-
 void vor_browser_set_track_group(const char *group) {
     if (group == NULL) {
         vor_log(VOR_LOG_NAME_NULL, "vor_browser_set_track_group");
         return;
     }
     size_t length = strlen(group);
-    size_t kept = cut_at_character(group, length, VOR_BROWSER_TRACK_GROUP_MAX_BYTES);
+    size_t kept = vor_utf8_cut(group, VOR_BROWSER_TRACK_GROUP_MAX_BYTES);
     if (kept < length)
         vor_log(VOR_LOG_NAME_TOO_LONG, "track group \"%.40s...\" (DevTools track groups keep %u bytes)", group,
                 (unsigned)VOR_BROWSER_TRACK_GROUP_MAX_BYTES);
@@ -281,22 +302,14 @@ uint64_t vor_browser_get_min_duration_ns(void) {
 
 /* ---- The consumer (frame thread, frame lock held) -------------------------------------- */
 
-typedef struct thread_slot {
-    uint32_t key; /* thread id + 1; 0 = empty */
-    uint32_t reserved;
-    uint64_t name_hash;
-} thread_slot;
-
 typedef struct sink_state {
     int open;                 /* a consumer is registered for the running session */
-    int32_t pull_flag;        /* atomic: raised by Module.vorDevtools, lowered here */
     uint32_t flags_pending;   /* FLAG_RESET / FLAG_THREADS_RESET not yet told to JS */
     uint32_t group_version;   /* the version JS has; 0 = never told */
     int last_mode;            /* the mode JS was last told; -1 = none */
     uint32_t sites_declared;  /* sites 1..sites_declared are in the JS table */
     uint32_t columns_declared;
-    uint32_t threads_known;
-    thread_slot threads[THREAD_TABLE_SLOTS];
+    thread_table threads;     /* threads JS knows, under which name */
     sink_frame_desc desc;
     sink_site_decl site_decls[SITE_BATCH];
     sink_thread_decl thread_decls[THREAD_BATCH];
@@ -308,20 +321,13 @@ typedef struct sink_state {
 
 static sink_state sink;
 
-static uint64_t hash_name(const char *s) {
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
 /* Forgets what JS was told: everything is declared again at the next frame. */
 static void forget_declarations(void) {
     sink.flags_pending = FLAG_RESET;
     sink.group_version = 0;
     sink.sites_declared = 0;
     sink.columns_declared = 0;
-    sink.threads_known = 0;
-    memset(sink.threads, 0, sizeof sink.threads);
+    thread_table_clear(&sink.threads);
     sink.desc.n_site_decls = sink.desc.n_thread_decls = sink.desc.n_column_decls = 0;
 }
 
@@ -354,6 +360,7 @@ static int declare_sites(void) {
         sink_site_decl *decl = &sink.site_decls[sink.desc.n_site_decls++];
         decl->id = id;
         decl->name = site && site->name ? site->name : "(unnamed)";
+        decl->name_bytes = (uint32_t)vor_utf8_cut(decl->name, VOR_MAX_NAME_BYTES);
         decl->file = site ? site->file : NULL;
         decl->line = site ? site->line : 0;
         sink.sites_declared = id;
@@ -379,28 +386,13 @@ static int declare_columns(void) {
 
 /* Declares the threads of this frame that JS does not know under their current name. */
 static int declare_threads(const vor_frame_record *rec) {
-    if (sink.threads_known + rec->n_threads > THREAD_TABLE_SLOTS / 2) {
-        memset(sink.threads, 0, sizeof sink.threads);
-        sink.threads_known = 0;
-        sink.flags_pending |= FLAG_THREADS_RESET;
-    }
+    /* Cleared before the frame, never during it: JS forgets its threads first thing. */
+    if (thread_table_make_room(&sink.threads, rec->n_threads)) sink.flags_pending |= FLAG_THREADS_RESET;
     for (uint32_t i = 0; i < rec->n_threads; i++) {
         uint32_t id = rec->threads[i].thread_id;
         char name[VOR_THREAD_NAME_BYTES];
         if (!vor_thread_name_by_id(id, name, sizeof name, NULL)) snprintf(name, sizeof name, "thread %u", id);
-        uint64_t h = hash_name(name);
-        uint32_t key = id + 1, mask = THREAD_TABLE_SLOTS - 1;
-        thread_slot *slot = NULL;
-        for (uint32_t probe = 0;; probe++) {
-            slot = &sink.threads[(key * 2654435761u + probe) & mask];
-            if (slot->key == key || slot->key == 0) break;
-        }
-        if (slot->key == key && slot->name_hash == h) continue;
-        if (slot->key == 0) {
-            slot->key = key;
-            sink.threads_known++;
-        }
-        slot->name_hash = h;
+        if (thread_table_seen(&sink.threads, id, name)) continue;
         if (sink.desc.n_thread_decls == THREAD_BATCH && call_js(0) != 0) return -1;
         sink_thread_decl *decl = &sink.thread_decls[sink.desc.n_thread_decls++];
         decl->thread_id = id;
@@ -409,19 +401,42 @@ static int declare_threads(const vor_frame_record *rec) {
     return 0;
 }
 
-/* Applies what the page set through Module.vorDevtools since the last frame. */
+/* A duration in ns from a double: NaN and negatives are 0, anything past the range of
+ * uint64_t is UINT64_MAX (a plain conversion is undefined there, and gives 0 in wasm). */
+static uint64_t saturate_ns(double ns) {
+    if (!(ns > 0)) return 0;
+    if (ns >= 18446744073709551616.0) return UINT64_MAX;
+    return (uint64_t)ns;
+}
+
+static void settings_lock(void) {
+    for (;;) {
+        int32_t expected = 0;
+        if (vor_atomic_cas(&page_settings.lock, &expected, 1)) return;
+    }
+}
+
+static void settings_unlock(void) {
+    vor_atomic_store_release(&page_settings.lock, 0);
+}
+
+/* Applies what the page asked through Module.vorDevtools since the last frame. */
 static void pull_page_settings(void) {
-    if (!vor_atomic_load_relaxed(&sink.pull_flag)) return;
-    vor_atomic_store_relaxed(&sink.pull_flag, 0);
-    sink_pull pull;
-    memset(&pull, 0, sizeof pull);
-    pull.mode = -1;
-    vor_devtools_js_pull(&pull);
-    if (pull.mode >= 0) vor_browser_set_mode((vor_browser_mode)pull.mode);
-    if (pull.has_min) vor_browser_set_min_duration_ns(pull.min_ns > 0 ? (uint64_t)pull.min_ns : 0);
-    if (pull.has_group) {
-        pull.group[VOR_BROWSER_TRACK_GROUP_MAX_BYTES] = '\0';
-        vor_browser_set_track_group(pull.group);
+    if (!vor_atomic_load_acquire(&page_settings.pending)) return;
+    settings_lock();
+    page_settings_t asked = page_settings;
+    page_settings.pending = 0;
+    page_settings.mode = -1;
+    page_settings.has_min = 0;
+    page_settings.has_group = 0;
+    /* Under the lock, so getMode() never sees the request gone and the old mode. */
+    if (asked.mode >= VOR_BROWSER_OFF && asked.mode <= VOR_BROWSER_FAST) page_settings.mode_in_effect = asked.mode;
+    settings_unlock();
+    if (asked.mode >= 0) vor_browser_set_mode((vor_browser_mode)asked.mode);
+    if (asked.has_min) vor_browser_set_min_duration_ns(saturate_ns(asked.min_ns));
+    if (asked.has_group) {
+        asked.group[VOR_BROWSER_TRACK_GROUP_MAX_BYTES] = '\0';
+        vor_browser_set_track_group(asked.group);
     }
 }
 
@@ -431,7 +446,7 @@ static int sink_frame(void *state, const vor_frame_record *rec) {
     int mode = (int)vor_browser_get_mode();
     if (mode != sink.last_mode) {
         sink.last_mode = mode;
-        vor_devtools_js_mode(mode);
+        vor_atomic_store_release(&page_settings.mode_in_effect, mode);
     }
     if (mode == VOR_BROWSER_OFF) return 0;
 
@@ -471,6 +486,7 @@ static int sink_frame(void *state, const vor_frame_record *rec) {
     d->n_user = rec->n_user;
     d->user = rec->user;
     d->group = sink.group;
+    d->settings = &page_settings;
     (void)call_js(flags);
     return 0; /* failures turn the sink off but keep it registered, so it can be re-armed */
 }
@@ -491,7 +507,7 @@ void vor_browser_sink_open(void) {
     sink.desc.thread_decls = sink.thread_decls;
     sink.desc.column_decls = sink.column_decls;
     in_browser();
-    vor_devtools_js_open(&sink.pull_flag);
+    vor_devtools_js_settings(&page_settings); /* this thread's realm, if not the main thread's */
     vor_consumer c = {"DevTools browser sink", NULL, sink_frame, NULL, sink_close};
     if (vor_consumers_add(&c))
         sink.open = 1;

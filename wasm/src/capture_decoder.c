@@ -17,22 +17,16 @@
 #include <string.h>
 
 #include "declarations_json.h"
+#include "thread_table.h"
 #include "vor_internal.h"
 
 #define DECODER_CHUNK_BYTES (1u << 20)
-#define THREAD_SLOTS 1024u
 #define MAX_OUTPUT_BYTES (256u << 20)
 
 typedef struct decoded_frame {
     size_t view_offset, view_size;
     size_t json_offset; /* into `json`; SIZE_MAX = no declarations */
 } decoded_frame;
-
-typedef struct sent_thread {
-    int used;
-    uint32_t id;
-    char *name;
-} sent_thread;
 
 typedef struct vor_wasm_decoder {
     vor_reader *reader;
@@ -43,7 +37,7 @@ typedef struct vor_wasm_decoder {
     uint32_t columns_sent, sites_sent;
     char **column_units; /* the unit last declared per column */
     uint32_t column_units_capacity;
-    sent_thread threads[THREAD_SLOTS];
+    thread_table threads; /* threads declared, by id (thread_table.h) */
     vor_declarations_json declarations;
     char error[1300];
 } vor_wasm_decoder;
@@ -53,11 +47,7 @@ static void forget_names(vor_wasm_decoder *d) {
     free(d->column_units);
     d->column_units = NULL;
     d->column_units_capacity = 0;
-    for (uint32_t i = 0; i < THREAD_SLOTS; i++) {
-        free(d->threads[i].name);
-        d->threads[i].used = 0;
-        d->threads[i].name = NULL;
-    }
+    thread_table_clear(&d->threads);
     d->columns_sent = d->sites_sent = 0;
 }
 
@@ -132,16 +122,12 @@ static void declare(vor_wasm_decoder *d, const vor_reader_frame *f) {
         if (s) vor_declarations_site(&d->declarations, id, s->name, s->function, s->file, s->line);
     }
     d->sites_sent = sites;
+    thread_table_make_room(&d->threads, f->n_threads);
     for (uint32_t t = 0; t < f->n_threads; t++) {
-        const vor_reader_thread *th = vor_reader_get_thread(r, f->threads[t].thread_id);
+        uint32_t id = f->threads[t].thread_id;
+        const vor_reader_thread *th = vor_reader_get_thread(r, id);
         const char *name = th && th->name ? th->name : "";
-        sent_thread *s = &d->threads[f->threads[t].thread_id % THREAD_SLOTS];
-        if (s->used && s->id == f->threads[t].thread_id && s->name && strcmp(s->name, name) == 0) continue;
-        free(s->name);
-        s->used = 1;
-        s->id = f->threads[t].thread_id;
-        s->name = strdup(name);
-        vor_declarations_thread(&d->declarations, s->id, name);
+        if (!thread_table_seen(&d->threads, id, name)) vor_declarations_thread(&d->declarations, id, name);
     }
 }
 

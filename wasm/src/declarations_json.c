@@ -1,11 +1,16 @@
-/* declarations_json.c: see declarations_json.h. Strings are escaped with the Chrome
- * trace writer's escaper (valid UTF-8 out, whatever bytes come in). */
+/* declarations_json.c: see declarations_json.h. Strings are cut as the capture writer
+ * cuts them (names at VOR_MAX_NAME_BYTES, file paths at VOR_MAX_FILE_BYTES, at a UTF-8 character
+ * boundary: core/src/utf8.h), so a live panel and a capture show one name the same way,
+ * and escaped with the Chrome trace writer's escaper (valid UTF-8 out, whatever bytes
+ * come in). */
 #include "declarations_json.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "chrome_json.h"
+#include "utf8.h"
+#include "vor/vor.h"
 
 #define MAX_JSON_BYTES (16u << 20)
 
@@ -26,9 +31,9 @@ static void put_raw(vor_out *o, const char *s) {
     vor_out_bytes(o, s, strlen(s));
 }
 
-static void put_string(vor_out *o, const char *s) {
+static void put_string(vor_out *o, const char *s, size_t max_bytes) {
     if (s == NULL) s = "";
-    size_t n = strlen(s);
+    size_t n = vor_utf8_cut(s, max_bytes);
     vor_out_u8(o, '"');
     if (vor_out_reserve(o, 6 * n + 1)) o->size += vor_chrome_json_escape(s, n, (char *)o->data + o->size, NULL);
     vor_out_u8(o, '"');
@@ -50,9 +55,9 @@ void vor_declarations_column(vor_declarations_json *d, uint32_t id, const char *
     put_raw(o, "\"id\":");
     put_uint(o, id);
     put_raw(o, ",\"name\":");
-    put_string(o, name);
+    put_string(o, name, VOR_MAX_NAME_BYTES);
     put_raw(o, ",\"unit\":");
-    put_string(o, unit);
+    put_string(o, unit, VOR_MAX_NAME_BYTES);
     put_raw(o, is_system ? ",\"system\":true}" : ",\"system\":false}");
 }
 
@@ -63,11 +68,11 @@ void vor_declarations_site(vor_declarations_json *d, uint32_t id, const char *na
     put_raw(o, "\"id\":");
     put_uint(o, id);
     put_raw(o, ",\"name\":");
-    put_string(o, name);
+    put_string(o, name, VOR_MAX_NAME_BYTES);
     put_raw(o, ",\"function\":");
-    put_string(o, function);
+    put_string(o, function, VOR_MAX_NAME_BYTES);
     put_raw(o, ",\"file\":");
-    put_string(o, file);
+    put_string(o, file, VOR_MAX_FILE_BYTES);
     put_raw(o, ",\"line\":");
     put_uint(o, line);
     put_raw(o, "}");
@@ -79,7 +84,7 @@ void vor_declarations_thread(vor_declarations_json *d, uint32_t id, const char *
     put_raw(o, "\"id\":");
     put_uint(o, id);
     put_raw(o, ",\"name\":");
-    put_string(o, name);
+    put_string(o, name, VOR_MAX_NAME_BYTES);
     put_raw(o, "}");
 }
 

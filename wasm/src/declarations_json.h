@@ -3,7 +3,8 @@
  *    "sites":[{"id":1,"name":"update","function":"update","file":"main.c","line":12}],
  *    "threads":[{"id":0,"name":"main"}]}
  * (any array may be absent). Used by the panel bridge (live names) and the capture
- * decoder (names read from a capture), so both hand the panel the same shape. */
+ * decoder (names read from a capture), so both hand the panel the same shape. Strings are
+ * cut as a capture cuts them (at a UTF-8 character boundary, core/src/utf8.h). */
 #ifndef VOR_DECLARATIONS_JSON_H
 #define VOR_DECLARATIONS_JSON_H
 

@@ -5,9 +5,18 @@
  * views the ring gained since the last poll and hands each to JS (vor_js_panel_frame:
  * one call per frame, the view's bytes read straight out of linear memory), preceded by
  * declarations of whatever those frames name for the first time: columns (and units that
- * changed), sites, and threads (new or renamed). Polling rather than pushing from
- * vor_frame_mark keeps the page in control of when the panel does work, and a page that
- * stops polling costs nothing but the ring.
+ * changed), sites, and threads (new or renamed; thread_table.h). Polling rather than
+ * pushing from vor_frame_mark keeps the page in control of when the panel does work, and
+ * a page that stops polling costs nothing but the ring.
+ *
+ * The page's source is JavaScript that may throw or be missing: the JS library
+ * (wasm/js/panel_bridge.js) catches, and this file then goes on as if nothing was
+ * delivered. Each frame is offered once (the next index moves past it before the call,
+ * so a failure never sends a frame twice); names count as declared only once a source
+ * took them (after a failure, everything is declared again with the next frame, so no
+ * name is lost). Without a source (Module.vorPanelSource unset), a poll skips the frames
+ * and declares nothing: a source set later gets every name with its first frame. A throw is counted and reported once through vor's
+ * logger (VOR_LOG_CONSUMER_FAILED, with the message); the poll returns normally.
  */
 #if defined(__EMSCRIPTEN__)
 
@@ -16,47 +25,52 @@
 #include <string.h>
 
 #include "declarations_json.h"
+#include "thread_table.h"
 #include "vor_internal.h"
 
 #define PANEL_RING_FRAMES 4000u /* frames the ring keeps for the page when it enabled none */
-#define THREAD_SLOTS 256u
+#define ERROR_BYTES 160u
 
-extern void vor_js_panel_declarations(const char *json);
-extern void vor_js_panel_frame(const uint8_t *view, uint32_t size);
+/* What the JS library returns (wasm/js/panel_bridge.js has the same values). */
+enum { JS_DELIVERED = 0, JS_THREW = 1, JS_NO_SOURCE = 2 };
 
-typedef struct sent_thread {
-    uint32_t thread_id;
-    int used;
-    char name[VOR_THREAD_NAME_BYTES];
-} sent_thread;
+extern int vor_js_panel_has_source(void);
+extern int vor_js_panel_declarations(const char *json, char *error, uint32_t error_capacity);
+extern int vor_js_panel_frame(const uint8_t *view, uint32_t size, char *error, uint32_t error_capacity);
 
 static struct {
     int started;
-    uint64_t next_index;       /* first frame not yet sent */
+    uint64_t next_index;       /* first frame not yet offered */
     uint32_t columns_sent;
     const char *column_units[VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS];
     uint32_t sites_sent;
-    sent_thread threads[THREAD_SLOTS];
+    thread_table threads;
     uint8_t *view;
     size_t view_capacity;
     vor_declarations_json declarations;
+    char error[ERROR_BYTES];
 } bridge;
+
+/* Everything is declared again with the next frame. */
+static void forget_names(void) {
+    bridge.columns_sent = 0;
+    memset(bridge.column_units, 0, sizeof bridge.column_units);
+    bridge.sites_sent = 0;
+    thread_table_clear(&bridge.threads);
+}
 
 static void declare_threads_of_view(const uint8_t *view) {
     uint32_t n_values, n_threads;
     memcpy(&n_values, view + 48, 4);
     memcpy(&n_threads, view + 52, 4);
     const uint8_t *table = view + 64 + (size_t)n_values * 16u;
+    thread_table_make_room(&bridge.threads, n_threads);
     for (uint32_t t = 0; t < n_threads; t++) {
         uint32_t id;
         memcpy(&id, table + t * 8u, 4);
         char name[VOR_THREAD_NAME_BYTES];
         if (!vor_thread_name(id, name, sizeof name)) continue;
-        sent_thread *s = &bridge.threads[id % THREAD_SLOTS];
-        if (s->used && s->thread_id == id && strcmp(s->name, name) == 0) continue;
-        s->used = 1;
-        s->thread_id = id;
-        memcpy(s->name, name, sizeof name);
+        if (thread_table_seen(&bridge.threads, id, name)) continue;
         vor_declarations_thread(&bridge.declarations, id, name);
     }
 }
@@ -79,7 +93,16 @@ static void declare_names(void) {
     bridge.sites_sent = sites;
 }
 
-/* Sends the frames the ring gained since the last call; returns how many. */
+/* After a JS call: 1 if the source took it. A throw is counted and reported (once). */
+static int delivered(int r, const char *what) {
+    if (r == JS_DELIVERED) return 1;
+    if (r == JS_THREW)
+        vor_log(VOR_LOG_CONSUMER_FAILED, "the in-page panel source threw in %s: %s; the frame was skipped", what,
+                bridge.error[0] ? bridge.error : "(no message)");
+    return 0;
+}
+
+/* Sends the frames the ring gained since the last call; returns how many the source took. */
 EMSCRIPTEN_KEEPALIVE int vor_wasm_panel_poll(void) {
     if (!bridge.started) {
         bridge.started = 1;
@@ -88,8 +111,13 @@ EMSCRIPTEN_KEEPALIVE int vor_wasm_panel_poll(void) {
     uint64_t oldest, newest;
     if (!vor_frame_ring_range(&oldest, &newest)) return 0;
     if (bridge.next_index < oldest || bridge.next_index > newest + 1) bridge.next_index = oldest;
+    if (!vor_js_panel_has_source()) {
+        bridge.next_index = newest + 1; /* nobody to show them to */
+        return 0;
+    }
     int sent = 0;
-    for (uint64_t i = bridge.next_index; i <= newest; i++) {
+    while (bridge.next_index <= newest) {
+        uint64_t i = bridge.next_index++; /* offered once, whatever JS does with it */
         size_t size = vor_frame_ring_copy(i, NULL, 0);
         if (size == 0) continue;
         if (size > bridge.view_capacity) {
@@ -106,11 +134,17 @@ EMSCRIPTEN_KEEPALIVE int vor_wasm_panel_poll(void) {
         declare_names();
         declare_threads_of_view(bridge.view);
         const char *json = vor_declarations_end(&bridge.declarations);
-        if (json) vor_js_panel_declarations(json);
-        vor_js_panel_frame(bridge.view, (uint32_t)size);
-        sent++;
+        if (json) {
+            bridge.error[0] = '\0';
+            if (!delivered(vor_js_panel_declarations(json, bridge.error, ERROR_BYTES), "pushDeclarations")) {
+                forget_names(); /* declared again with the next frame; this one would name unknowns */
+                continue;
+            }
+        }
+        bridge.error[0] = '\0';
+        if (delivered(vor_js_panel_frame(bridge.view, (uint32_t)size, bridge.error, ERROR_BYTES), "pushFrame"))
+            sent++;
     }
-    bridge.next_index = newest + 1;
     return sent;
 }
 

@@ -50,8 +50,14 @@ function strokeSeries(ctx, xs, ys, n, dpr) {
   }
 }
 
+/** Scratch for the line's points, owned by the caller and reused across draws (drawPlot grows it). */
+export function createLinePoints(n = 4096) {
+  return { xs: new Float64Array(n), ys: new Float64Array(n) };
+}
+
 /**
- * Draws plot `index` for `column` into region r. env: {store, view, bins, measurer}.
+ * Draws plot `index` for `column` into region r. env: {store, view, bins, measurer, dpr, linePoints
+ * (createLinePoints(), kept by the caller so a draw allocates nothing)}.
  * Returns {extent, range} for hover read-outs.
  */
 export function drawPlot(ctx, r, column, index, env) {
@@ -76,7 +82,7 @@ export function drawPlot(ctx, r, column, index, env) {
   const marks = []; // [x, flags]
   if (series && n > 0) {
     const { values, present } = series;
-    const pts = env.linePoints ?? (env.linePoints = { xs: new Float64Array(4096), ys: new Float64Array(4096) });
+    const pts = env.linePoints;
     const need = axis.binned ? axis.bins : n;
     if (pts.xs.length < need) { pts.xs = new Float64Array(need * 2); pts.ys = new Float64Array(need * 2); }
     const { xs, ys } = pts;

@@ -9,6 +9,9 @@
 //       file chunk); it returns what became complete: declarations (in order, each before the frames
 //       that use it) and frame views. `error` means the stream is unreadable from here on.
 //   reset()   forget all state: the next push starts a new file.
+//   finished() -> bool (optional)  true once the capture's end record was read. The file source uses
+//       it to tell a complete file from a truncated one (or one still being written); without it a
+//       file that stops early cannot be told apart.
 // Until that module exists, loadCaptureDecoder reports why there is no decoder; nothing is faked.
 
 export const DECODER_MODULE = 'capture_decoder.js';

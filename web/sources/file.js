@@ -1,18 +1,27 @@
 // File source: a .vor file dropped on the page or chosen with a file input, read in chunks
 // (1 MiB by default) and fed to the same CaptureDecoder as the websocket stream. Reading yields to
-// the event loop between chunks so the panel keeps drawing while a large capture loads.
+// the event loop between chunks so the panel keeps drawing while a large capture loads. A read that
+// is aborted (another file was opened) stops at its next await and touches neither the decoder, nor
+// the panel, nor the status again. A file that ends before its end record (per decoder.finished())
+// is reported: a warning when frames were read (truncated, or still being written), an error when
+// none were; an empty file is an error.
 
 import { feedDecoder } from './decoder.js';
 
 export const FILE_CHUNK_BYTES = 1 << 20;
 
 /**
- * Reads `file` (a Blob) into decoder -> sink. Resolves to {bytes, frames, rejected, error}.
- * `signal` (AbortSignal) stops reading early.
+ * Reads `file` (a Blob) into decoder -> sink. Resolves to {bytes, frames, rejected, error, truncated,
+ * aborted}: `truncated` when the file ends before the capture's end record (frames were read, it is
+ * only a warning), `aborted` when `signal` (AbortSignal) stopped the read: then nothing more reached
+ * the decoder or the sink after the abort, and no status was set for it.
  */
 export async function readCaptureFile(file, decoder, sink, { chunkBytes = FILE_CHUNK_BYTES, signal = null, onProgress = () => {} } = {}) {
   const name = file.name || 'dropped file';
-  const out = { bytes: 0, frames: 0, rejected: 0, error: null };
+  const out = { bytes: 0, frames: 0, rejected: 0, error: null, truncated: false, aborted: false };
+  // checked after every await: the decoder and the sink may belong to a newer read by then
+  const stopped = () => (signal && signal.aborted ? (out.aborted = true) : false);
+  if (stopped()) return out;
   if (!decoder) {
     out.error = 'no capture decoder';
     sink.setStatus?.(`${name}: cannot decode .vor bytes without a capture decoder`, 'error');
@@ -22,14 +31,15 @@ export async function readCaptureFile(file, decoder, sink, { chunkBytes = FILE_C
   sink.clear?.();
   sink.setStatus?.(`${name}: reading…`, 'info');
   for (let off = 0; off < file.size; off += chunkBytes) {
-    if (signal && signal.aborted) { out.error = 'aborted'; break; }
     let buf;
     try {
       buf = await file.slice(off, Math.min(file.size, off + chunkBytes)).arrayBuffer();
     } catch (err) {
+      if (stopped()) return out;
       out.error = `read failed: ${err.message}`;
       break;
     }
+    if (stopped()) return out;
     out.bytes += buf.byteLength;
     const r = feedDecoder(decoder, new Uint8Array(buf), sink);
     out.frames += r.frames;
@@ -37,9 +47,18 @@ export async function readCaptureFile(file, decoder, sink, { chunkBytes = FILE_C
     onProgress(out.bytes, file.size);
     if (r.error) { out.error = `capture unreadable: ${r.error}`; break; }
     await new Promise((resolve) => setTimeout(resolve, 0));
+    if (stopped()) return out;
+  }
+  const frames = `${out.frames.toLocaleString('en-US')} frames`;
+  if (!out.error && file.size === 0) out.error = 'empty file, not a .vor capture';
+  // a decoder without finished() cannot tell a complete capture from a cut one
+  if (!out.error && typeof decoder.finished === 'function' && !decoder.finished()) {
+    if (out.frames === 0) out.error = 'ends before its first frame: not a complete capture';
+    else out.truncated = true;
   }
   if (out.error) sink.setStatus?.(`${name}: ${out.error}`, 'error');
-  else sink.setStatus?.(`${name}: ${out.frames.toLocaleString('en-US')} frames`, 'info');
+  else if (out.truncated) sink.setStatus?.(`${name}: ${frames} · ends before its end record: truncated or still being written`, 'warn');
+  else sink.setStatus?.(`${name}: ${frames}`, 'info');
   return out;
 }
 

@@ -4,13 +4,18 @@
 // consecutive raw bytes of the .vor file (cut anywhere, so a live capture can be tailed as it grows);
 // text messages are JSON control messages: {"type":"end"} (the file is complete / the writer stopped),
 // {"type":"reset"} (the file was truncated or replaced: a new run; the source reconnects and starts
-// over) and {"type":"error","message":"..."}. Bytes go through a CaptureDecoder (decoder.js) into the sink
-// (the panel). Frames arrive as fast as the socket delivers; the panel coalesces them and draws once
-// per animation frame.
+// over) and {"type":"error","message":"..."}. A control message that is not a JSON object fails the
+// stream; an object of an unknown type is ignored (a newer server may send more kinds), with one console
+// warning per stream. Bytes go through a CaptureDecoder (decoder.js) into the sink (the panel). Frames
+// arrive as fast as the socket delivers; the panel coalesces them and draws once per animation frame.
+// When the panel gives up on a stream it closes the socket with 4003 (CLOSE_UNREADABLE): browsers
+// accept only 1000 and 3000-4999 from a page.
 
 import { feedDecoder } from './decoder.js';
 
 export const CAPTURE_SUBPROTOCOL = 'vor-capture';
+/** Close code sent when the panel stops reading a stream it cannot read (an application code: a page may not send 1003). */
+export const CLOSE_UNREADABLE = 4003;
 
 /** ws:// or wss:// URL for a capture path such as "/capture/0", relative to the page's location. */
 export function captureSocketUrl(path, location) {
@@ -23,7 +28,8 @@ export function captureSocketUrl(path, location) {
  * Opens the stream. options:
  *   url, decoder (CaptureDecoder), sink ({pushDeclarations, pushFrame, clear?, setStatus?}),
  *   name (for status lines), WebSocketImpl (default globalThis.WebSocket; node tests pass `ws`),
- *   onEvent(kind, detail) with kind 'open' | 'end' | 'error' | 'close' | 'reset',
+ *   onEvent(kind, detail) with kind 'open' | 'end' | 'error' | 'close' | 'reset' | 'ignored' (a control
+ *   message of an unknown type),
  *   reconnectDelayMs (500), maxReconnects (120).
  * When the server says the file was truncated, replaced or removed ({"type":"reset"}: a new run
  * of the program writes the same path), the stream reconnects after a short delay and starts
@@ -35,7 +41,7 @@ export function connectCaptureStream({
   url, decoder, sink, name = url, WebSocketImpl = globalThis.WebSocket, onEvent = () => {},
   reconnectDelayMs = 500, maxReconnects = 120,
 }) {
-  const st = { bytes: 0, frames: 0, rejected: 0, state: 'connecting', error: null, resets: 0 };
+  const st = { bytes: 0, frames: 0, rejected: 0, state: 'connecting', error: null, resets: 0, ignored: 0 };
   const status = (text, kind) => sink.setStatus?.(text, kind);
   if (!decoder) {
     st.state = 'error';
@@ -76,6 +82,11 @@ export function connectCaptureStream({
     socket.binaryType = 'arraybuffer';
     if (st.state !== 'reconnecting') status(`${name}: connecting…`, 'info');
     const mine = () => ws === socket; // events of a socket that was replaced are ignored
+    // stop reading: report, and tell the server to stop sending (close() throws on codes a page may not use)
+    const giveUp = (message) => {
+      fail(message);
+      try { socket.close(CLOSE_UNREADABLE, 'unreadable capture'); } catch { /* already closing */ }
+    };
 
     socket.addEventListener('open', () => {
       if (!mine()) return;
@@ -93,11 +104,21 @@ export function connectCaptureStream({
       if (!mine() || st.state !== 'streaming') return;
       const data = ev.data;
       if (typeof data === 'string') {
-        let msg;
-        try { msg = JSON.parse(data); } catch { fail(`unreadable control message: ${data.slice(0, 80)}`); return; }
+        let msg = null;
+        try { msg = JSON.parse(data); } catch { /* reported below */ }
+        if (msg === null || typeof msg !== 'object' || Array.isArray(msg)) {
+          giveUp(`unreadable control message: ${data.slice(0, 80)}`);
+          return;
+        }
         if (msg.type === 'end') {
           st.state = 'ended';
-          status(`${name}: complete · ${st.frames.toLocaleString('en-US')} frames`, 'info');
+          const frames = `${st.frames.toLocaleString('en-US')} frames`;
+          // the server has sent every byte; a capture without its end record was cut short
+          if (typeof decoder.finished === 'function' && !decoder.finished()) {
+            status(`${name}: ${frames} · ends before its end record: the writer stopped or crashed`, 'warn');
+          } else {
+            status(`${name}: complete · ${frames}`, 'info');
+          }
           onEvent('end', msg);
         } else if (msg.type === 'reset') {
           st.resets++;
@@ -105,7 +126,11 @@ export function connectCaptureStream({
           status(`${name}: ${msg.reason ?? 'replaced'} (a new run?) · reconnecting`, 'info');
           onEvent('reset', msg);
         } else if (msg.type === 'error') {
-          fail(msg.message ?? msg.error ?? 'server error');
+          fail(String(msg.message ?? msg.error ?? 'server error'));
+        } else {
+          // a newer server's message: not an error, but say so once
+          if (st.ignored++ === 0) console.warn(`vor: ${name}: ignoring control messages of unknown type (first: ${JSON.stringify(msg.type ?? null)})`);
+          onEvent('ignored', msg);
         }
         return;
       }
@@ -116,7 +141,7 @@ export function connectCaptureStream({
       const r = feedDecoder(decoder, bytes, sink);
       st.frames += r.frames;
       st.rejected += r.rejected;
-      if (r.error) { fail(`capture unreadable: ${r.error}`); socket.close(1003, 'unreadable capture'); }
+      if (r.error) giveUp(`capture unreadable: ${r.error}`);
     });
     socket.addEventListener('error', () => {
       if (!mine()) return;

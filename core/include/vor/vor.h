@@ -82,10 +82,12 @@ VOR_API const char *vor_version_string(void);
 /* ---- Log items ---------------------------------------------------------------------- */
 
 /* Everything vor can complain about, one X(ID, level, text) per item. Each item is
- * reported once per session through the logger; vor_log_count() counts every occurrence. */
+ * reported once per session through the logger; vor_log_count() counts every occurrence.
+ * The exception is BAD_ENVIRONMENT: each bad setting read when a session starts is
+ * reported (they are few, and each names a different variable). */
 #define VOR_LOG_ITEMS(X)                                                                                 \
     X(NAME_NULL, WARNING, "a NULL name was passed; the call was ignored")                              \
-    X(NAME_TOO_LONG, WARNING, "a name longer than 255 bytes was truncated")                            \
+    X(NAME_TOO_LONG, WARNING, "a name longer than 255 bytes was cut at a character boundary")         \
     X(VALUE_NOT_FINITE, INFO, "a metric value was NaN or infinite; it is recorded as given")           \
     X(THREAD_BUFFER_FULL, WARNING,                                                                     \
       "a thread ended more scopes between two frame marks than its buffer holds; the excess was "      \
@@ -107,7 +109,7 @@ VOR_API const char *vor_version_string(void);
     X(BAD_ENVIRONMENT, WARNING, "an environment variable had a bad value; it was ignored")             \
     X(OUT_OF_MEMORY, ERROR, "an allocation failed; the data it was for was dropped")                   \
     X(CLOCK_FALLBACK, INFO, "the CPU time-stamp counter is not usable; timing uses the OS clock")      \
-    X(CONSUMER_FAILED, ERROR, "an output (capture or trace) failed and was closed; the program goes on")
+    X(CONSUMER_FAILED, ERROR, "an output (capture, trace, panel) failed; it was closed or the frame skipped")
 
 typedef enum vor_log_item {
 #define VOR_LOG_ENUM_(id, level, text) VOR_LOG_##id,
@@ -135,7 +137,7 @@ VOR_API uint64_t vor_log_count(vor_log_item item);
 
 /* Fixed capacities (compile-time): */
 #define VOR_MAX_DEPTH 256             /* open scopes per thread; deeper ones are dropped */
-#define VOR_MAX_NAME_BYTES 255        /* longer names are truncated */
+#define VOR_MAX_NAME_BYTES 255        /* longer names are cut at a character boundary */
 #define VOR_MAX_USER_COLUMNS 256      /* user metrics per session */
 #define VOR_MAX_SITES 65536           /* distinct scope sites per process */
 
@@ -295,7 +297,7 @@ static inline void vor_scope_cleanup(int *began) {
 /* Sets the latest value of the user metric `name` (a column created on first use). Each
  * frame record holds the latest value of every user metric set so far. NaN and
  * infinities are recorded as given (a diverging loss is worth seeing). A NULL name is
- * ignored; names over VOR_MAX_NAME_BYTES are truncated; beyond VOR_MAX_USER_COLUMNS
+ * ignored; names over VOR_MAX_NAME_BYTES are cut (at a character boundary); beyond VOR_MAX_USER_COLUMNS
  * names, new ones are ignored. All reported once. Thread-safe; takes a short lock. */
 VOR_API void vor_record_metric(const char *name, double value);
 

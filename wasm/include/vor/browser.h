@@ -18,16 +18,21 @@
  * Modes
  *   VOR_BROWSER_USER_TIMING (default in a browser page or worker)
  *     performance.measure(name, {start, end, detail: {devtools: {...}}}) per scope,
- *     performance.measure per frame on the "Frames" track and performance.mark
- *     ("vor.frame") at each frame start. Any tool that reads User Timing
- *     (PerformanceObserver, RUM libraries) sees them too. vor clears the entries it made,
- *     by the names it used, right after making them, so the browser's entry buffer stays
- *     bounded; a page entry with exactly the name of a vor scope site (or "vor.frame",
- *     "frame <n>") is cleared with them.
+ *     performance.measure per frame ("frame <n>") on the "Frames" track and
+ *     performance.mark ("vor.frame") at each frame start. Any tool that reads User Timing
+ *     (PerformanceObserver, RUM libraries) sees them too. Every entry name vor makes ends
+ *     with U+2060 WORD JOINER ("update\u2060", "frame 12\u2060", "vor.frame\u2060"):
+ *     invisible in DevTools, but a tool that matches entries by name must add it (or
+ *     strip it). vor clears the entries it made, by those names, right after making
+ *     them, so the browser's entry buffer stays bounded; the page's own entries are never
+ *     cleared, even one named like a vor scope site.
  *   VOR_BROWSER_FAST
  *     The extended console.timeStamp(name, start, end, track, group, colour) per scope
  *     and per frame: DevTools only (nothing for PerformanceObserver, no details panel
- *     properties, no metrics on frames), and several times cheaper while recording.
+ *     properties, no metrics on frames), and several times cheaper while recording. The
+ *     names carry no suffix (no entry is kept).
+ *   In both modes a site name longer than VOR_MAX_NAME_BYTES is cut at a UTF-8 character
+ *   boundary, exactly as the capture, the Chrome trace file and the in-page panel cut it.
  *   VOR_BROWSER_OFF (default under node and anywhere without DevTools)
  *     Nothing is emitted: a couple of branches per frame.
  *   Whatever the mode, the .vor capture, the Chrome trace file and the in-page panel get
@@ -37,10 +42,10 @@
  * the sink's JS, the browser's call), Chromium 156 headless on a 2-core x86-64 machine;
  * bench/devtools prints this machine's figures:
  *                          DevTools not recording    DevTools recording a trace
- *     off                        ~0.4 us                    ~0.4 us
- *     user-timing                ~3.5 us                    ~7-9 us
- *     fast                       ~0.5 us                    ~2.3-3 us
- *   Two clock reads are ~0.35-0.4 us of each figure (performance.now() from wasm); the
+ *     off                        ~0.55 us                   ~0.6 us
+ *     user-timing                ~4.7 us                    ~11 us
+ *     fast                       ~0.7 us                    ~3.9 us
+ *   Two clock reads are ~0.5 us of each figure (performance.now() from wasm); the
  *   sink adds nothing per scope in C and reads each scope record in JS in tens of ns; the
  *   rest is the browser's performance.measure (structured clone of the detail, trace
  *   event) or console.timeStamp. A scope left out by the minimum duration costs those tens
@@ -51,14 +56,16 @@
  * The page can also change the settings from JavaScript, without exporting anything:
  *     Module.vorDevtools.setMode('fast' | 'user-timing' | 'off');
  *     Module.vorDevtools.setTrackGroup('my app');
- *     Module.vorDevtools.setMinDurationMs(0.05);
+ *     Module.vorDevtools.setMinDurationMs(0.05);  // huge values leave every scope out
  *     Module.vorDevtools.getMode()   // 'fast' | 'user-timing' | 'off': the one asked for,
  *                                    // else the one in effect at the last frame
- * (Module is the instance the Emscripten factory resolves to; bad values throw a
- * RangeError or TypeError in the page, never into C.) The frame thread applies them at its
- * next frame, through the C setters below, so the C getters then agree. They act in the
- * JavaScript realm of the frame thread: the page's main thread unless the frame loop runs
- * in a pthread.
+ * (Module is the instance the Emscripten factory resolves to; bad values (NaN, negative,
+ * infinite, an unknown mode, a group that is not a string) throw a RangeError or TypeError
+ * in the page, never into C.) The frame thread applies them at its next frame, through the
+ * C setters below, so the C getters then agree. They work from the page whichever thread
+ * runs the frame loop: the requests and the mode in effect are kept in linear memory, so
+ * they reach a frame thread that is a worker (a pthreads build with -sPROXY_TO_PTHREAD or
+ * a frame loop in a pthread), and getMode() on the page sees the mode that worker uses.
  *
  * Limitations: timestamps are performance.now() values, 5 us steps in a cross-origin
  * isolated page and 100 us steps otherwise. In a pthreads build a worker's times are moved
@@ -125,8 +132,10 @@ VOR_API size_t vor_browser_get_track_group(char *buffer, size_t capacity);
  * Use it when a frame holds many tiny scopes: a scope left out costs tens of
  * nanoseconds in the sink instead of the microseconds of a DevTools entry (see Costs).
  * Note that performance.now() ticks in 5 us steps in a cross-origin isolated page (100 us
- * otherwise), so shorter scopes show as 0 or one step anyway. Takes effect at the next
- * frame. Thread-safe. */
+ * otherwise), so shorter scopes show as 0 or one step anyway. UINT64_MAX leaves every
+ * scope out (a caller converting from a double should saturate to it rather than cast:
+ * a cast past the range of uint64_t is undefined, and gives 0, no filter, in wasm). Takes
+ * effect at the next frame. Thread-safe. */
 VOR_API void vor_browser_set_min_duration_ns(uint64_t ns);
 
 /* The minimum duration in effect, in nanoseconds. Thread-safe. */
