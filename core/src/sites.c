@@ -19,6 +19,11 @@
 
 #include "vor_internal.h"
 
+#if defined(VOR_PLATFORM_WASM)
+/* wasm/js/function_names.js: the name of the function at table index `pointer`. */
+extern void vor_wasm_function_name(uint32_t pointer, char *buf, uint32_t cap);
+#endif
+
 static void function_site_name(vor_site *site);
 
 static vor_site **site_table;   /* site_table[id - 1]; grows by doubling up to VOR_MAX_SITES */
@@ -141,9 +146,12 @@ static void function_site_name(vor_site *site) {
     } else {
         snprintf(slot->name, sizeof slot->name, "%p", fn);
     }
+#elif defined(VOR_PLATFORM_WASM)
+    /* wasm: the pointer is a table index; wasm/js/function_names.js names it from the
+     * module's name section, else "wasm-function[INDEX]" by its function index. */
+    vor_wasm_function_name((uint32_t)(uintptr_t)fn, slot->name, (uint32_t)sizeof slot->name);
 #else
-    /* wasm: the function pointer is a table index; --emit-symbol-map maps it to a name. */
-    snprintf(slot->name, sizeof slot->name, "wasm-function[%lu]", (unsigned long)(uintptr_t)fn);
+    snprintf(slot->name, sizeof slot->name, "%p", fn);
 #endif
     site->function = slot->name;
     site->name = slot->name;

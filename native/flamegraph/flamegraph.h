@@ -211,7 +211,8 @@ flamegraph_status flamegraph_read_folded(flamegraph_tree *tree, FILE *in,
  * SVG draws them (siblings by name when merged, in time order for a flame chart); a reversed
  * tree is written as stored, leaf first. This is also how `vor export --format folded` can be
  * made: scopes in with flamegraph_tree_add_scope(), folded text out. Counts are
- * integers when whole, else decimal. ';' inside a name is written as ':' and line breaks as
+ * integers when whole, else decimal. A one-frame stack whose name is empty or blank is written
+ * as '?'. ';' inside a name is written as ':' and line breaks as
  * spaces so that the output reads back. Returns FLAMEGRAPH_OK, FLAMEGRAPH_ERR_NO_MEMORY or
  * FLAMEGRAPH_ERR_WRITE. */
 flamegraph_status flamegraph_write_folded(const flamegraph_tree *tree, FILE *out,

@@ -65,6 +65,15 @@ static bool parse_count(const char *text, size_t length, double *value)
     if (i != length || digits == 0)
         return false;
     *value = whole + fraction / fraction_scale;
+    /* A whole count (digits only, where no locale matters) is converted by strtod for the
+     * correctly rounded value: the sum above drifts in the last bits of long counts, and
+     * the writer writes counts from 9e12 up as whole numbers, which must read back exactly. */
+    char copy[400];
+    if (fraction_scale == 1.0 && memchr(text, '.', length) == NULL && length < sizeof copy) {
+        memcpy(copy, text, length);
+        copy[length] = '\0';
+        *value = strtod(copy, NULL);
+    }
     return true;
 }
 
@@ -249,6 +258,16 @@ static void out_frame_name(fg_out *out, const char *text, size_t length)
     fg_out_bytes(out, text + start, length - start);
 }
 
+/* Whether a name would read back as nothing: empty, or only blanks and line breaks (which
+ * are written as spaces, and the reader trims blanks before the count). */
+static bool reads_back_blank(const char *text, size_t length)
+{
+    for (size_t i = 0; i < length; i++)
+        if (!is_blank(text[i]) && text[i] != '\n' && text[i] != '\r')
+            return false;
+    return true;
+}
+
 flamegraph_status flamegraph_write_folded(const flamegraph_tree *tree, FILE *file,
                                           flamegraph_error *err)
 {
@@ -280,7 +299,10 @@ flamegraph_status flamegraph_write_folded(const flamegraph_tree *tree, FILE *fil
             const fg_name *name = &tree->names[tree->nodes[path[d]].name];
             if (d > 1)
                 fg_out_char(out, ';');
-            out_frame_name(out, tree->arena + name->offset, name->length);
+            if (node->depth == 1 && reads_back_blank(tree->arena + name->offset, name->length))
+                fg_out_char(out, '?'); /* a blank line would not read back: "no frame" */
+            else
+                out_frame_name(out, tree->arena + name->offset, name->length);
         }
         fg_out_char(out, ' ');
         fg_out_count(out, own);

@@ -109,7 +109,7 @@ static void write_decimal(fg_out *out, double value, int decimals, bool strip)
         value = -value;
     }
     if (value >= 9e12) {
-        char text[64];
+        char text[320]; /* "%.0f" of the largest double (1.8e308) is 309 digits */
         int length = snprintf(text, sizeof text, "%.0f", value);
         if (length > 0)
             fg_out_bytes(out, text, (size_t)length < sizeof text ? (size_t)length : sizeof text - 1);

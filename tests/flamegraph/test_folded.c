@@ -192,6 +192,47 @@ static void names_with_separators_are_written_so_that_they_read_back(void **stat
     flamegraph_tree_destroy(tree);
 }
 
+/* Found by fuzz_folded: a one-frame stack named "\r" was written as a blank stack, which the
+ * reader refuses ("no frame before the count"). */
+/* Found by fuzz_folded: counts past 1e63 were written cut to 63 digits. */
+static void huge_counts_are_written_whole(void **state)
+{
+    (void)state;
+    flamegraph_tree *tree = flamegraph_tree_create(NULL);
+    flamegraph_error err;
+    assert_int_equal(read_folded_text(tree, "a 2e77\n", 0, &err), FLAMEGRAPH_ERR_BAD_COUNT);
+    const char *a[] = { "a" };
+    assert_int_equal(flamegraph_tree_add_stack_fractional(tree, a, 1, 1.7e308), FLAMEGRAPH_OK);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_int_equal(flamegraph_write_folded(tree, out, &err), FLAMEGRAPH_OK);
+    fclose(out);
+    assert_true(size > 300);
+    flamegraph_tree *copy = flamegraph_tree_create(NULL);
+    assert_int_equal(read_folded_text(copy, text, size + 1, &err), FLAMEGRAPH_OK);
+    assert_true(flamegraph_tree_get_stats(copy).total == 1.7e308);
+    free(text);
+    flamegraph_tree_destroy(copy);
+    flamegraph_tree_destroy(tree);
+}
+
+static void blank_one_frame_stacks_are_written_so_that_they_read_back(void **state)
+{
+    (void)state;
+    flamegraph_tree *tree = flamegraph_tree_create(NULL);
+    flamegraph_error err;
+    assert_int_equal(read_folded_text(tree, "\r\t 2\nmain;\r 3\n", 0, &err), FLAMEGRAPH_OK);
+    const char *empty[] = { "" };
+    assert_int_equal(flamegraph_tree_add_stack(tree, empty, 1, 4), FLAMEGRAPH_OK);
+    assert_folded(tree, "? 4\n? 2\nmain;  3\n");
+    flamegraph_tree *copy = flamegraph_tree_create(NULL);
+    assert_int_equal(read_folded_text(copy, "? 4\n? 2\nmain;  3\n", 0, &err), FLAMEGRAPH_OK);
+    assert_true(flamegraph_tree_get_stats(copy).total == 9.0);
+    flamegraph_tree_destroy(copy);
+    flamegraph_tree_destroy(tree);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -210,6 +251,8 @@ int main(void)
         cmocka_unit_test(long_inputs_are_read_across_buffer_boundaries),
         cmocka_unit_test(written_folded_stacks_read_back_to_the_same_tree),
         cmocka_unit_test(names_with_separators_are_written_so_that_they_read_back),
+        cmocka_unit_test(blank_one_frame_stacks_are_written_so_that_they_read_back),
+        cmocka_unit_test(huge_counts_are_written_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
