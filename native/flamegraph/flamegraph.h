@@ -212,7 +212,7 @@ flamegraph_status flamegraph_read_folded(flamegraph_tree *tree, FILE *in,
  * tree is written as stored, leaf first. This is also how `vor export --format folded` can be
  * made: scopes in with flamegraph_tree_add_scope(), folded text out. Counts are
  * integers when whole, else decimal. A one-frame stack whose name is empty or blank is written
- * as '?'. ';' inside a name is written as ':' and line breaks as
+ * as '?', and a blank line comes first if the first line would start with a byte-order mark. ';' inside a name is written as ':' and line breaks as
  * spaces so that the output reads back. Returns FLAMEGRAPH_OK, FLAMEGRAPH_ERR_NO_MEMORY or
  * FLAMEGRAPH_ERR_WRITE. */
 flamegraph_status flamegraph_write_folded(const flamegraph_tree *tree, FILE *out,

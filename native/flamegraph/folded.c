@@ -286,6 +286,7 @@ flamegraph_status flamegraph_write_folded(const flamegraph_tree *tree, FILE *fil
         return fg_fail(err, FLAMEGRAPH_ERR_NO_MEMORY, 0, "out of memory writing folded stacks");
     }
     fg_out_init(out, file);
+    bool first_line = true;
     for (size_t k = 0; k < layout.drawn_count; k++) {
         uint32_t id = layout.order[k];
         const fg_node *node = &tree->nodes[id];
@@ -295,6 +296,14 @@ flamegraph_status flamegraph_write_folded(const flamegraph_tree *tree, FILE *fil
             own -= tree->nodes[layout.children[c]].total;
         if (node->depth == 0 || !(own > 0.0))
             continue; /* the root has no frame to write; fully covered frames have no line */
+        if (first_line) {
+            /* A first line starting with a byte-order mark would lose it on reading (the
+             * reader skips a BOM at the start of the text): start with a blank line. */
+            const fg_name *outer = &tree->names[tree->nodes[path[1]].name];
+            if (outer->length >= 3 && memcmp(tree->arena + outer->offset, "\xEF\xBB\xBF", 3) == 0)
+                fg_out_char(out, '\n');
+            first_line = false;
+        }
         for (uint32_t d = 1; d <= node->depth; d++) {
             const fg_name *name = &tree->names[tree->nodes[path[d]].name];
             if (d > 1)

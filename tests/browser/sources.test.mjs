@@ -66,7 +66,9 @@ const regions = (page) => page.evaluate(() => window.vorPanel.regions());
 async function assertDrawn(page, label) {
   const r = await regions(page);
   const bars = await canvasRegionStats(page, CANVAS, r.bars.chart, REGION);
-  assert.ok(bars.colors >= 3 && bars.differing > bars.pixels * 0.05, `${label}: frame bars drawn (${bars.differing}/${bars.pixels})`);
+  // an absolute floor, not a share of the region: a blank chart has no differing pixel, and on a
+  // loaded machine one slow frame scales every other bar down to a few pixels
+  assert.ok(bars.colors >= 3 && bars.differing > 1000, `${label}: frame bars drawn (${bars.differing}/${bars.pixels})`);
   assert.ok(r.plots.length >= 3, `${label}: one plot per metric (${r.plots.length})`);
   for (const [i, p] of r.plots.entries()) {
     const s = await canvasRegionStats(page, CANVAS, p.chart, i % 2 ? REGION_ALT : REGION);

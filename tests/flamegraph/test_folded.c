@@ -195,6 +195,23 @@ static void names_with_separators_are_written_so_that_they_read_back(void **stat
 /* Found by fuzz_folded: a one-frame stack named "\r" was written as a blank stack, which the
  * reader refuses ("no frame before the count"). */
 /* Found by fuzz_folded: counts past 1e63 were written cut to 63 digits. */
+/* Found by fuzz_folded: a first frame named with a leading byte-order mark lost it when read
+ * back (the reader skips a BOM at the start of the text), leaving a blank stack. */
+static void a_leading_byte_order_mark_in_a_name_survives(void **state)
+{
+    (void)state;
+    flamegraph_tree *tree = flamegraph_tree_create(NULL);
+    const char *names[] = { "\xEF\xBB\xBFx" };
+    assert_int_equal(flamegraph_tree_add_stack(tree, names, 1, 2), FLAMEGRAPH_OK);
+    assert_folded(tree, "\n\xEF\xBB\xBFx 2\n");
+    flamegraph_tree *copy = flamegraph_tree_create(NULL);
+    flamegraph_error err;
+    assert_int_equal(read_folded_text(copy, "\n\xEF\xBB\xBFx 2\n", 0, &err), FLAMEGRAPH_OK);
+    assert_folded(copy, "\n\xEF\xBB\xBFx 2\n");
+    flamegraph_tree_destroy(copy);
+    flamegraph_tree_destroy(tree);
+}
+
 static void huge_counts_are_written_whole(void **state)
 {
     (void)state;
@@ -253,6 +270,7 @@ int main(void)
         cmocka_unit_test(names_with_separators_are_written_so_that_they_read_back),
         cmocka_unit_test(blank_one_frame_stacks_are_written_so_that_they_read_back),
         cmocka_unit_test(huge_counts_are_written_whole),
+        cmocka_unit_test(a_leading_byte_order_mark_in_a_name_survives),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
