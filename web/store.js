@@ -22,6 +22,10 @@ export const MAX_HISTORY_FRAMES = 100000;
 export const DEFAULT_SCOPE_BUDGET = 2000000;
 export const MAX_SCOPE_BUDGET = 20000000;
 export const MAX_PLOT_COLUMNS = 64;
+// How many declarations are kept: what vor can produce, with room (columns: 32 system + 4,096
+// user; sites: VOR_MAX_SITES; threads: 1,024 at once, ids grow with churn). Beyond, new ids are
+// ignored and counted (names fall back to "site N"), so a hostile or broken source cannot grow them.
+export const MAX_DECLARED = { columns: 8192, sites: 131072, threads: 65536 };
 
 export const SCOPES_NONE = 0; // metrics-only frame
 export const SCOPES_PRESENT = 1;
@@ -36,6 +40,7 @@ export class Declarations {
     this.sites = new Map(); // id -> {id, name, function, file, line}
     this.threads = new Map(); // id -> {id, name, order}
     this.frameMsColumn = -1;
+    this.ignored = 0; // declarations past MAX_DECLARED
     this.version = (this.version ?? -1) + 1; // never goes back: caches keyed on it stay correct across a clear
   }
 
@@ -49,6 +54,7 @@ export class Declarations {
     for (const c of Array.isArray(d.columns) ? d.columns : []) {
       const id = c.id >>> 0;
       const prev = this.columns.get(id);
+      if (!prev && this.columns.size >= MAX_DECLARED.columns) { this.ignored++; continue; }
       this.columns.set(id, {
         id, name: String(c.name ?? `column ${id}`), unit: String(c.unit ?? ''),
         system: !!c.system, order: prev ? prev.order : this.columns.size,
@@ -57,6 +63,7 @@ export class Declarations {
     }
     for (const s of Array.isArray(d.sites) ? d.sites : []) {
       const id = s.id >>> 0;
+      if (!this.sites.has(id) && this.sites.size >= MAX_DECLARED.sites) { this.ignored++; continue; }
       this.sites.set(id, {
         id, name: String(s.name ?? s.function ?? `site ${id}`), function: String(s.function ?? ''),
         file: String(s.file ?? ''), line: s.line >>> 0,
@@ -65,6 +72,7 @@ export class Declarations {
     for (const t of Array.isArray(d.threads) ? d.threads : []) {
       const id = t.id >>> 0;
       const prev = this.threads.get(id);
+      if (!prev && this.threads.size >= MAX_DECLARED.threads) { this.ignored++; continue; }
       this.threads.set(id, { id, name: String(t.name ?? `thread ${id}`), order: prev ? prev.order : this.threads.size });
     }
     this.version++;
@@ -74,6 +82,7 @@ export class Declarations {
   ensureColumn(id) {
     let c = this.columns.get(id);
     if (!c) {
+      if (this.columns.size >= MAX_DECLARED.columns) { this.ignored++; return null; }
       c = { id, name: `column ${id}`, unit: '', system: false, order: this.columns.size, undeclared: true };
       this.columns.set(id, c);
       this.version++;

@@ -2,7 +2,7 @@
 // and series views.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FrameStore, Declarations, MAX_HISTORY_FRAMES, MAX_PLOT_COLUMNS, SCOPES_EVICTED, SCOPES_PRESENT, SCOPES_NONE } from '../../web/store.js';
+import { FrameStore, Declarations, MAX_DECLARED, MAX_HISTORY_FRAMES, MAX_PLOT_COLUMNS, SCOPES_EVICTED, SCOPES_PRESENT, SCOPES_NONE } from '../../web/store.js';
 import { parseFrameView } from '../../web/frame_view.js';
 import { encodeFrameView } from './frame_view_encoder.mjs';
 
@@ -149,6 +149,32 @@ test('at most 64 metric columns are plotted and keep values: memory stays bounde
   const bound = capacity * (45 + 8 + 9 * MAX_PLOT_COLUMNS) + 5 * 8 * capacity;
   assert.ok(s.ringBytes() <= bound, `${s.ringBytes()} bytes <= ${bound}`);
   assert.ok(s.ringBytes() >= capacity * 9 * 64, 'ringBytes counts the column arrays');
+});
+
+test('declarations and undeclared ids are bounded: past MAX_DECLARED new ids are ignored and counted', () => {
+  const d = new Declarations();
+  const many = (n, make) => Array.from({ length: n }, (_, i) => make(i));
+  d.apply({
+    columns: many(MAX_DECLARED.columns + 10, (id) => ({ id, name: `c${id}` })),
+    sites: many(MAX_DECLARED.sites + 10, (id) => ({ id, name: `s${id}` })),
+    threads: many(MAX_DECLARED.threads + 10, (id) => ({ id, name: `t${id}` })),
+  });
+  assert.equal(d.columns.size, MAX_DECLARED.columns);
+  assert.equal(d.sites.size, MAX_DECLARED.sites);
+  assert.equal(d.threads.size, MAX_DECLARED.threads);
+  assert.equal(d.ignored, 30);
+  assert.equal(d.ensureColumn(MAX_DECLARED.columns + 100), null, 'an undeclared id past the cap gets no placeholder');
+  assert.equal(d.ignored, 31);
+  assert.equal(d.siteName(MAX_DECLARED.sites + 5), `site ${MAX_DECLARED.sites + 5}`);
+  d.apply({ sites: [{ id: 3, name: 'renamed' }] }); // a known id is still updated at the cap
+  assert.equal(d.siteName(3), 'renamed');
+  // frames full of new column ids do not grow the store's declarations past the cap
+  const s = new FrameStore({ capacity: 4 });
+  for (let f = 0; f < 20; f++) {
+    const values = many(1000, (i) => [f * 1000 + i, 1]);
+    s.push(parseFrameView(encodeFrameView({ frameIndex: f, values })));
+  }
+  assert.equal(s.decls.columns.size, MAX_DECLARED.columns);
 });
 
 test('a column pushed out of the plotted set (a system column declared late) gives its arrays back', () => {
