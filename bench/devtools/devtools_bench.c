@@ -47,14 +47,11 @@ EMSCRIPTEN_KEEPALIVE void bench_start(void) {
     vor_enable();
 }
 
-/* vor with the sink in `mode` (0 off, 1 user-timing, 2 fast) and a minimum duration. Returns the
- * run's time in ms; bench_mark_ms() then gives the part spent in vor_frame_mark. */
-EMSCRIPTEN_KEEPALIVE double bench_vor(int mode, int frames, int groups, double min_ns) {
-    vor_browser_set_mode((vor_browser_mode)mode);
-    vor_browser_set_min_duration_ns(min_ns >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)min_ns);
-    vor_frame_mark(); /* settings in force from here */
-    mark_ms = 0;
-    double t0 = emscripten_get_now();
+/* The measured workload: `frames` frames of `groups` x (one scope holding three). With
+ * time_marks, returns the time spent in vor_frame_mark in ms (two more clock reads per
+ * frame); else 0. */
+static double run_frames(int frames, int groups, int time_marks) {
+    double in_mark = 0;
     for (int f = 0; f < frames; f++) {
         for (int g = 0; g < groups; g++) {
             VOR_SCOPE("bench_outer");
@@ -62,10 +59,25 @@ EMSCRIPTEN_KEEPALIVE double bench_vor(int mode, int frames, int groups, double m
                 VOR_SCOPE("bench_inner");
             }
         }
+        if (!time_marks) {
+            vor_frame_mark();
+            continue;
+        }
         double m0 = emscripten_get_now();
         vor_frame_mark();
-        mark_ms += emscripten_get_now() - m0;
+        in_mark += emscripten_get_now() - m0;
     }
+    return in_mark;
+}
+
+/* vor with the sink in `mode` (0 off, 1 user-timing, 2 fast) and a minimum duration. Returns the
+ * run's time in ms; bench_mark_ms() then gives the part spent in vor_frame_mark. */
+EMSCRIPTEN_KEEPALIVE double bench_vor(int mode, int frames, int groups, double min_ns) {
+    vor_browser_set_mode((vor_browser_mode)mode);
+    vor_browser_set_min_duration_ns(min_ns >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)min_ns);
+    vor_frame_mark(); /* settings in force from here */
+    double t0 = emscripten_get_now();
+    mark_ms = run_frames(frames, groups, 1);
     return emscripten_get_now() - t0;
 }
 
@@ -131,15 +143,7 @@ EMSCRIPTEN_KEEPALIVE double bench_fake_clock(int frames, int groups) {
     vor_browser_set_mode(VOR_BROWSER_OFF);
     vor_enable();
     double t0 = emscripten_get_now();
-    for (int f = 0; f < frames; f++) {
-        for (int g = 0; g < groups; g++) {
-            VOR_SCOPE("bench_outer");
-            for (int i = 0; i < 3; i++) {
-                VOR_SCOPE("bench_inner");
-            }
-        }
-        vor_frame_mark();
-    }
+    run_frames(frames, groups, 0);
     double t = emscripten_get_now() - t0;
     vor_shutdown();
     vor_testing_set_clock(NULL, NULL);

@@ -49,7 +49,9 @@ uint64_t vor_clock_ns(void) {
 #endif
 }
 
-#if defined(VOR_PLATFORM_WASM)
+#if defined(VOR_PLATFORM_WASM) && defined(__EMSCRIPTEN_PTHREADS__)
+/* Only pthreads builds have workers to align; others add nothing at start-up. */
+
 /* performance.timeOrigin: ms since 1970 at which this realm's performance.now() is 0,
  * on the same monotonic clock for every realm of the page; 0 where there is none. */
 EM_JS(double, vor_js_time_origin_ms, (void), {
@@ -78,7 +80,6 @@ EM_JS(int, vor_js_is_node, (void), {
     return (typeof ENVIRONMENT_IS_NODE !== 'undefined' && ENVIRONMENT_IS_NODE) ? 1 : 0;
 });
 
-#if defined(__EMSCRIPTEN_PTHREADS__)
 _Thread_local int vor_wasm_offset_known;
 _Thread_local double vor_wasm_offset_ms;
 
@@ -88,16 +89,24 @@ double vor_wasm_thread_offset_slow(void) {
     vor_wasm_offset_known = 1;
     return offset;
 }
-#endif
+
+/* Constant for a thread: worked out at its first call (the frame thread's, once). */
+static _Thread_local int realm_offset_known;
+static _Thread_local double realm_offset_ms;
 
 double vor_wasm_realm_offset_ms(void) {
-#if defined(__EMSCRIPTEN_PTHREADS__)
-    if (emscripten_is_main_runtime_thread() || main_time_origin_ms <= 0 || vor_js_is_node()) return 0;
-    double here = vor_js_time_origin_ms();
-    return here > 0 ? here - main_time_origin_ms : 0;
-#else
+    if (!realm_offset_known) {
+        double here = 0;
+        if (!emscripten_is_main_runtime_thread() && main_time_origin_ms > 0 && !vor_js_is_node())
+            here = vor_js_time_origin_ms();
+        realm_offset_ms = here > 0 ? here - main_time_origin_ms : 0;
+        realm_offset_known = 1;
+    }
+    return realm_offset_ms;
+}
+#elif defined(VOR_PLATFORM_WASM)
+double vor_wasm_realm_offset_ms(void) {
     return 0;
-#endif
 }
 #endif
 

@@ -146,12 +146,11 @@ static void function_site_name(vor_site *site) {
     } else {
         snprintf(slot->name, sizeof slot->name, "%p", fn);
     }
-#elif defined(VOR_PLATFORM_WASM)
-    /* wasm: the pointer is a table index; wasm/js/function_names.js names it from the
-     * module's name section, else "wasm-function[INDEX]" by its function index. */
-    vor_wasm_function_name((uint32_t)(uintptr_t)fn, slot->name, (uint32_t)sizeof slot->name);
 #else
-    snprintf(slot->name, sizeof slot->name, "%p", fn);
+    /* wasm (platform.h admits no other): the pointer is a table index;
+     * wasm/js/function_names.js names it from the module's name section, else
+     * "wasm-function[INDEX]" by its function index. */
+    vor_wasm_function_name((uint32_t)(uintptr_t)fn, slot->name, (uint32_t)sizeof slot->name);
 #endif
     site->function = slot->name;
     site->name = slot->name;

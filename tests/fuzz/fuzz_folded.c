@@ -29,14 +29,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     flamegraph_folded_options folded = {0};
     folded.max_line_bytes = (mode & 16) ? 256 : 0;
 
-    FILE *in = fmemopen((void *)(data + 1), size - 1 ? size - 1 : 1, "r");
-    if (in == NULL) return 0;
-    if (size == 1) fgetc(in); /* fmemopen refuses size 0: an empty input, read to its end */
     flamegraph_tree *tree = flamegraph_tree_create(&options);
-    flamegraph_error err;
-    if (tree) (void)flamegraph_read_folded(tree, in, &folded, &err);
-    fclose(in);
     if (tree == NULL) return 0;
+    flamegraph_error err;
+    /* fmemopen refuses a size of 0: an empty text leaves the tree empty */
+    FILE *in = size > 1 ? fmemopen((void *)(data + 1), size - 1, "r") : NULL;
+    if (in) {
+        (void)flamegraph_read_folded(tree, in, &folded, &err);
+        fclose(in);
+    }
 
     FILE *sink = fopen("/dev/null", "w");
     if (sink) {

@@ -15,13 +15,27 @@
 #include "server_internal.h"
 
 static char site_real[4096];
+static char site_dir[] = "/tmp/vor-fuzz-site-XXXXXX";
+
+/* The site goes when the fuzzer exits normally (a crash leaves it, with the artifact). */
+static void remove_site(void) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/js/app.js", site_dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/js", site_dir);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/index.html", site_dir);
+    unlink(path);
+    rmdir(site_dir);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     /* A small site: index.html and a subdirectory with one file. */
-    char dir[] = "/tmp/vor-fuzz-site-XXXXXX";
-    if (mkdtemp(dir) == NULL) abort();
+    char *dir = mkdtemp(site_dir);
+    if (dir == NULL) abort();
+    atexit(remove_site);
     char path[4200];
     snprintf(path, sizeof path, "%s/index.html", dir);
     FILE *f = fopen(path, "w");
