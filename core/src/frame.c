@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "scope_order.h"
 #include "vor_internal.h"
 
 typedef struct frame_assembly {
@@ -188,6 +189,8 @@ static uint32_t drain_thread(vor_thread *t, const vor_clock_map *map, uint64_t c
         r->depth = e->depth;
         r->start_ns = start - epoch;
         r->duration_ns = end > start ? end - start : 0;
+        r->parent = VOR_PARENT_UNKNOWN;
+        r->flags = 0;
     }
     vor_atomic_store_release(&t->tail, tail);
 
@@ -261,8 +264,11 @@ void vor_frame_mark(void) {
         uint32_t thread_id = t->thread_id;
         uint32_t added = drain_thread(t, &map, now.tick, n_scopes, &dropped); /* may free t */
         if (added) {
+            uint32_t last_at[VOR_MAX_DEPTH];
+            vor_scopes_link_parents(fa.scopes + n_scopes, added, 0, last_at, VOR_MAX_DEPTH);
             fa.threads[n_threads].thread_id = thread_id;
             fa.threads[n_threads].n_scopes = added;
+            fa.threads[n_threads].n_open = 0;
             fa.thread_first[n_threads] = n_scopes;
             n_threads++;
             n_scopes += added;

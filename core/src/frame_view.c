@@ -19,11 +19,6 @@
 #define VIEW_VERSION 1u
 #define VIEW_HEADER_BYTES 64u
 
-_Static_assert(sizeof(vor_scope_record) == sizeof(vor_reader_scope), "scope layouts must match");
-_Static_assert(offsetof(vor_scope_record, site_id) == offsetof(vor_reader_scope, site_id), "site_id");
-_Static_assert(offsetof(vor_scope_record, depth) == offsetof(vor_reader_scope, depth), "depth");
-_Static_assert(offsetof(vor_scope_record, start_ns) == offsetof(vor_reader_scope, start_ns), "start_ns");
-_Static_assert(offsetof(vor_scope_record, duration_ns) == offsetof(vor_reader_scope, duration_ns), "duration");
 
 static size_t align8(size_t n) {
     return (n + 7u) & ~(size_t)7u;
@@ -56,12 +51,15 @@ void vor_frame_record_view(const vor_frame_record *rec, vor_reader_frame *out, v
     for (uint32_t t = 0; t < rec->n_threads; t++) {
         threads[t].thread_id = rec->threads[t].thread_id;
         threads[t].n_scopes = rec->threads[t].n_scopes;
-        threads[t].scopes = (const vor_reader_scope *)rec->threads[t].scopes;
+        threads[t].scopes = rec->threads[t].scopes;
+        threads[t].n_open = rec->threads[t].n_open;
     }
     out->n_threads = rec->n_threads;
     out->threads = threads;
     out->n_scopes = rec->n_scopes;
     out->has_flame = rec->n_scopes > 0;
+    out->n_drops = rec->n_drops;
+    out->drops = rec->drops;
 }
 
 size_t vor_frame_view_size(const vor_reader_frame *f, int with_scopes) {

@@ -377,6 +377,29 @@ const vor_reader_site *vor_reader_get_site(const vor_reader *r, uint32_t id) {
     return &r->sites[id];
 }
 
+uint32_t vor_reader_module_count(const vor_reader *r) {
+    (void)r;
+    return 0;
+}
+
+const vor_reader_module *vor_reader_get_module(const vor_reader *r, uint32_t id) {
+    (void)r;
+    (void)id;
+    return NULL;
+}
+
+uint64_t vor_reader_damage_count(const vor_reader *r) {
+    (void)r;
+    return 0;
+}
+
+int vor_reader_get_damage(const vor_reader *r, uint32_t i, vor_reader_damage *out) {
+    (void)r;
+    (void)i;
+    (void)out;
+    return 0;
+}
+
 uint64_t vor_reader_offset(const vor_reader *r) {
     return r ? r->offset : 0;
 }

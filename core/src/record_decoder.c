@@ -15,6 +15,7 @@
 #include "bytes.h"
 #include "capture_format.h"
 #include "reader_internal.h"
+#include "scope_order.h"
 
 char *vor_reader_strdup(const uint8_t *s, size_t n) {
     char *c = malloc(n + 1);
@@ -228,10 +229,15 @@ static int read_flame(vor_reader *r, vor_in *in, uint64_t at, int64_t frame_star
             s->depth = (uint32_t)depth;
             s->start_ns = start;
             s->duration_ns = (int64_t)duration;
+            s->flags = 0;
             prev = start;
         }
+        /* 1.0 captures list no open scopes: a parent that ended in another frame is unknown. */
+        uint32_t last_at[VOR_MAX_DEPTH];
+        vor_scopes_link_parents(&r->scopes[total], (uint32_t)n, 0, last_at, VOR_MAX_DEPTH);
         r->frame_threads[t].thread_id = (uint32_t)id;
         r->frame_threads[t].n_scopes = (uint32_t)n;
+        r->frame_threads[t].n_open = 0;
         total += n;
     }
     /* Pointers after all growth is done. */

@@ -195,17 +195,16 @@ VOR_HIDDEN void vor_system_end_session(void);
 
 /* ---- Frame records and consumers (frame.c, consumers.c) ----------------------------- */
 
-typedef struct vor_scope_record {
-    uint32_t site_id;
-    uint32_t depth;
-    int64_t start_ns;    /* since the session epoch */
-    int64_t duration_ns;
-} vor_scope_record;
+/* A scope in a frame record: the reader's layout, so that a live record and a decoded
+ * capture frame are one shape for every consumer (frame_view.c relies on it). `parent`
+ * and `flags` follow docs/FORMAT.md §4.5: index in the thread's scopes (ended, then open). */
+typedef vor_reader_scope vor_scope_record;
 
 typedef struct vor_thread_record {
     uint32_t thread_id;
-    uint32_t n_scopes;
-    const vor_scope_record *scopes; /* in end order: children before their parent */
+    uint32_t n_scopes;              /* ended in the frame, in end order: children before parent */
+    const vor_scope_record *scopes; /* n_scopes ended ones, then n_open open ones (outermost first) */
+    uint32_t n_open;                /* scopes still open at the frame's end */
 } vor_thread_record;
 
 typedef struct vor_frame_record {
@@ -220,8 +219,10 @@ typedef struct vor_frame_record {
     const vor_user_value *user;
     uint32_t n_threads;
     const vor_thread_record *threads;
-    uint64_t n_scopes;         /* over all threads */
-    uint64_t dropped_scopes;   /* dropped during this frame, all causes */
+    uint64_t n_scopes;         /* ended scopes over all threads (open ones not included) */
+    uint64_t dropped_scopes;   /* dropped during this frame, all causes but VOR_DROP_FILTERED */
+    uint32_t n_drops;          /* the same by cause and thread */
+    const vor_reader_drop *drops;
 } vor_frame_record;
 
 /* Something that receives every frame record. All callbacks run on the frame thread
@@ -279,10 +280,41 @@ VOR_HIDDEN int vor_frames_begin_session(void);
 VOR_HIDDEN void vor_frames_end_session(void);
 VOR_HIDDEN void vor_frames_restart(void); /* resuming after vor_disable */
 
+/* ---- Clock facts for outputs (clock.c) ------------------------------------------------- */
+
+typedef struct vor_clock_info {
+    uint64_t resolution_ns;    /* smallest step of the tick source, measured at session start */
+    const char *source;        /* "tsc", "monotonic", "performance.now", "fake" */
+    int cross_origin_isolated; /* browser: 1 or 0; -1 elsewhere */
+} vor_clock_info;
+
+VOR_HIDDEN void vor_clock_get_info(vor_clock_info *out);
+
+/* ---- Modules of -finstrument-functions sites (sites.c and its symbol reader) ---------- */
+
+typedef struct vor_module_info {
+    uint32_t id;            /* 1 .. vor_module_count() */
+    const char *path;
+    const char *build_id;   /* lowercase hex; "" when none */
+    uint64_t load_address;
+} vor_module_info;
+
+/* Modules that function sites were found in so far (frame thread). */
+VOR_HIDDEN uint32_t vor_module_count(void);
+VOR_HIDDEN int vor_module_get(uint32_t id, vor_module_info *out);
+/* For a function site: its module and offset; returns 0 for any other site. */
+VOR_HIDDEN int vor_site_module_address(const vor_site *site, uint32_t *module_id, uint64_t *address);
+
+/* ---- Process facts for file headers (one name for a process in every output) ---------- */
+
+VOR_HIDDEN const char *vor_process_name(void);
+
 /* ---- Calibration (calibrate.c) -------------------------------------------------------- */
 
 /* The measured empty-scope cost, 0 if never measured; the frame lock must be held. */
 VOR_HIDDEN double vor_empty_span_ns_locked(void);
+/* The same for one -finstrument-functions call (enter + exit hooks); 0 if never measured. */
+VOR_HIDDEN double vor_function_span_ns_locked(void);
 
 /* ---- Frame statistics (frame_stats.c) -------------------------------------------------- */
 

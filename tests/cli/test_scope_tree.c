@@ -365,12 +365,12 @@ static void end_order_becomes_begin_order(void **state) {
     (void)state;
     char got[128];
     /* outer(inner, inner2(leaf)), then top */
-    const vor_reader_scope a[] = {{1, 1, 10, 5}, {2, 2, 20, 1}, {3, 1, 18, 4}, {4, 0, 5, 30}, {5, 0, 40, 2}};
+    const vor_reader_scope a[] = {{1, 1, 10, 5, 0, 0}, {2, 2, 20, 1, 0, 0}, {3, 1, 18, 4, 0, 0}, {4, 0, 5, 30, 0, 0}, {5, 0, 40, 2, 0, 0}};
     const char *const an[] = {"inner", "leaf", "inner2", "outer", "top"};
     preorder_names(a, an, 5, got, sizeof got);
     assert_string_equal(got, "outer inner inner2 leaf top");
     /* Parents in a later frame: runs stay in place, children after their own parent. */
-    const vor_reader_scope b[] = {{1, 2, 0, 1}, {2, 1, 0, 3}, {3, 1, 5, 1}};
+    const vor_reader_scope b[] = {{1, 2, 0, 1, 0, 0}, {2, 1, 0, 3, 0, 0}, {3, 1, 5, 1, 0, 0}};
     const char *const bn[] = {"a", "b", "c"};
     preorder_names(b, bn, 3, got, sizeof got);
     assert_string_equal(got, "b a c");

@@ -220,11 +220,11 @@ var LibraryVorDevtools = {
       try {
         perf.mark(V.frameMark, { startTime: frameStart, detail: { frame: frameStr } });
         for (var t = 0; t < nThreads; t++) {
-          var tr = threadsW + t * 3; // vor_thread_record: thread id, n scopes, scopes
+          var tr = threadsW + t * 4; // vor_thread_record: thread id, n scopes, scopes, n open
           var tid = U[tr], n = U[tr + 1], w = U[tr + 2] >> 2;
           var track = V.threads.get(tid);
           if (track === undefined) track = V.addThread(tid, '');
-          for (var i = 0; i < n; i++, w += 6) { // vor_scope_record: site, depth, start (i64), duration (i64)
+          for (var i = 0; i < n; i++, w += 8) { // vor_scope_record: site, depth, start (i64), duration (i64), parent, flags
             var dur = U[w + 4] + S[w + 5] * 4294967296;
             if (dur < minNs) continue;
             var site = sites[U[w]];
@@ -263,11 +263,11 @@ var LibraryVorDevtools = {
       var nThreads = U[(desc + 72) >> 2], threadsW = U[(desc + 76) >> 2] >> 2;
       var sites = V.sites, group = V.groupArg, serial = ++V.serial;
       for (var t = 0; t < nThreads; t++) {
-        var tr = threadsW + t * 3;
+        var tr = threadsW + t * 4;
         var tid = U[tr], n = U[tr + 1], w = U[tr + 2] >> 2;
         var track = V.threads.get(tid);
         if (track === undefined) track = V.addThread(tid, '');
-        for (var i = 0; i < n; i++, w += 6) {
+        for (var i = 0; i < n; i++, w += 8) {
           var dur = U[w + 4] + S[w + 5] * 4294967296;
           if (dur < minNs) continue;
           var site = sites[U[w]];

@@ -157,11 +157,12 @@ _Static_assert(sizeof(void *) == 4, "devtools.js reads 32-bit pointers (wasm32)"
 ASSERT_OFFSET(vor_scope_record, site_id, 0);
 ASSERT_OFFSET(vor_scope_record, start_ns, 8);
 ASSERT_OFFSET(vor_scope_record, duration_ns, 16);
-_Static_assert(sizeof(vor_scope_record) == 24, "vor_scope_record is 24 bytes in devtools.js");
+_Static_assert(sizeof(vor_scope_record) == 32, "vor_scope_record is 32 bytes in devtools.js");
 ASSERT_OFFSET(vor_thread_record, thread_id, 0);
 ASSERT_OFFSET(vor_thread_record, n_scopes, 4);
 ASSERT_OFFSET(vor_thread_record, scopes, 8);
-_Static_assert(sizeof(vor_thread_record) == 12, "vor_thread_record is 12 bytes in devtools.js");
+ASSERT_OFFSET(vor_thread_record, n_open, 12);
+_Static_assert(sizeof(vor_thread_record) == 16, "vor_thread_record is 16 bytes in devtools.js");
 ASSERT_OFFSET(vor_user_value, column_id, 0);
 ASSERT_OFFSET(vor_user_value, value, 8);
 _Static_assert(sizeof(vor_user_value) == 16, "vor_user_value is 16 bytes in devtools.js");

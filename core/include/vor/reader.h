@@ -68,6 +68,12 @@ typedef struct vor_reader_info {
     const char *process;     /* program name */
     uint64_t pid;
     int flame;               /* 1 if the writer was asked for flame frames */
+    /* Format 1.1 and later; zero / "" / -1 in older captures. */
+    uint64_t clock_resolution_ns; /* smallest step of the clock scopes were timed with; 0 = unknown */
+    const char *clock_source;     /* "tsc", "monotonic", "performance.now"; "" = unknown */
+    int cross_origin_isolated;    /* browser captures: 1 or 0; -1 = not a browser, or unknown */
+    double scope_cost_ns;         /* calibrated time one VOR_SCOPE adds to its parent; 0 = unknown */
+    double function_cost_ns;      /* the same for one -finstrument-functions call; 0 = unknown */
 } vor_reader_info;
 
 typedef struct vor_reader_column {
@@ -83,7 +89,18 @@ typedef struct vor_reader_site {
     const char *function; /* "" when unknown */
     const char *file;     /* "" when unknown */
     uint32_t line;
+    uint32_t module_id;   /* functions of -finstrument-functions: the module holding the code
+                             (vor_reader_get_module); 0 = none or unknown */
+    uint64_t address;     /* with module_id: the function's offset from the module's load address */
 } vor_reader_site;
+
+/* A loaded executable or shared object whose functions sites refer to (format 1.1). */
+typedef struct vor_reader_module {
+    uint32_t id;          /* 1 .. */
+    const char *path;
+    const char *build_id; /* lowercase hex of the GNU build id; "" when it has none */
+    uint64_t load_address;
+} vor_reader_module;
 
 typedef struct vor_reader_thread {
     uint32_t id;
@@ -96,18 +113,53 @@ typedef struct vor_reader_value {
     double value; /* in the column's unit; NaN and infinities are possible */
 } vor_reader_value;
 
+/* Scope flags. */
+#define VOR_SCOPE_OPEN 1u    /* still open at the end of the frame (listed after the ended ones) */
+#define VOR_SCOPE_UNWOUND 2u /* closed by vor: a longjmp, exception or coroutine switch skipped its
+                                end; its end is when vor noticed, at the latest */
+
+/* Parent indices that are not an index. */
+#define VOR_PARENT_NONE 0xFFFFFFFFu    /* depth 0: no parent */
+#define VOR_PARENT_UNKNOWN 0xFFFFFFFEu /* not recorded (1.0 captures only; docs/FORMAT.md §4.5) */
+
 typedef struct vor_reader_scope {
     uint32_t site_id;
     uint32_t depth;      /* 0 = outermost */
     int64_t start_ns;    /* since the capture's time 0 */
-    int64_t duration_ns;
+    int64_t duration_ns; /* open scopes: from their start to the end of the frame */
+    uint32_t parent;     /* index of the parent in the same thread's scopes[] (ended and open
+                            ones together), or VOR_PARENT_NONE / VOR_PARENT_UNKNOWN */
+    uint32_t flags;      /* VOR_SCOPE_* */
 } vor_reader_scope;
 
+/* One thread's scopes in a frame: scopes[0 .. n_scopes) ended in the frame, in end order
+ * (children before their parent); scopes[n_scopes .. n_scopes + n_open) were still open
+ * at its end, outermost first (depth = position). Together they are every scope that
+ * overlaps the frame, and every parent index points inside this array. */
 typedef struct vor_reader_thread_scopes {
     uint32_t thread_id;
     uint32_t n_scopes;
-    const vor_reader_scope *scopes; /* in end order: children before their parent */
+    const vor_reader_scope *scopes;
+    uint32_t n_open;
 } vor_reader_thread_scopes;
+
+/* Why scopes are missing from a frame. */
+typedef enum vor_drop_cause {
+    VOR_DROP_THREAD_BUFFER_FULL = 1, /* the thread's buffer was full (inner scopes go first) */
+    VOR_DROP_TOO_DEEP = 2,           /* nested deeper than VOR_MAX_DEPTH */
+    VOR_DROP_FRAME_FULL = 3,         /* more than max_frame_scopes in the frame (shared fairly
+                                        between threads, inner scopes first) */
+    VOR_DROP_THREAD_REFUSED = 4,     /* the thread got no buffer (too many threads, no memory) */
+    VOR_DROP_SITE_TABLE_FULL = 5,    /* more sites than VOR_MAX_SITES */
+    VOR_DROP_FILTERED = 6            /* shorter than VOR_MIN_DURATION_NS: left out on purpose,
+                                        not counted in dropped_scopes */
+} vor_drop_cause;
+
+typedef struct vor_reader_drop {
+    uint32_t cause;     /* vor_drop_cause */
+    uint32_t thread_id; /* the thread whose scopes were lost; 0 when none applies */
+    uint64_t count;
+} vor_reader_drop;
 
 /* One frame. Pointers stay valid until the next vor_reader_next() or vor_reader_close(). */
 typedef struct vor_reader_frame {
@@ -115,13 +167,15 @@ typedef struct vor_reader_frame {
     int64_t start_ns;   /* since the capture's time 0 */
     int64_t duration_ns;
     int64_t overhead_ns;   /* the profiler's own cost attributed to the frame */
-    uint64_t dropped_scopes;
+    uint64_t dropped_scopes; /* all causes but VOR_DROP_FILTERED */
     uint32_t n_values;     /* system values present, then user values */
     const vor_reader_value *values;
     int has_flame;         /* 1 if this frame carries scopes */
     uint32_t n_threads;
     const vor_reader_thread_scopes *threads;
-    uint64_t n_scopes;     /* over all threads */
+    uint64_t n_scopes;     /* ended scopes over all threads (open ones not included) */
+    uint32_t n_drops;      /* where and why scopes were dropped (format 1.1; older: none) */
+    const vor_reader_drop *drops;
 } vor_reader_frame;
 
 /* Opens a capture file for reading. Returns NULL and writes a message naming the path and
@@ -161,6 +215,23 @@ VOR_API uint32_t vor_reader_system_column_count(const vor_reader *r);
 VOR_API uint32_t vor_reader_site_count(const vor_reader *r); /* highest id declared */
 VOR_API const vor_reader_site *vor_reader_get_site(const vor_reader *r, uint32_t id);
 VOR_API const vor_reader_thread *vor_reader_get_thread(const vor_reader *r, uint32_t id);
+
+/* Modules declared so far (format 1.1); NULL for an unknown id. */
+VOR_API uint32_t vor_reader_module_count(const vor_reader *r); /* highest id declared */
+VOR_API const vor_reader_module *vor_reader_get_module(const vor_reader *r, uint32_t id);
+
+/* Damaged records. A record whose checks fail is skipped: the reader reports it here and
+ * reads on from the next intact record (docs/FORMAT.md §3), so damage costs that record
+ * only. The first VOR_READER_MAX_DAMAGE_REPORTS are kept; the count goes on. */
+#define VOR_READER_MAX_DAMAGE_REPORTS 64u
+typedef struct vor_reader_damage {
+    uint64_t offset;     /* byte offset of the damaged record in the input */
+    uint64_t length;     /* bytes skipped to reach the next intact record (or the end) */
+    const char *problem; /* what was wrong, e.g. "record check mismatch" */
+} vor_reader_damage;
+VOR_API uint64_t vor_reader_damage_count(const vor_reader *r);
+/* Fills `out` for damaged record `i` (0-based, in file order); 0 if not kept. */
+VOR_API int vor_reader_get_damage(const vor_reader *r, uint32_t i, vor_reader_damage *out);
 
 /* 1 once the capture's end record was read (the writer finished it properly). */
 VOR_API int vor_reader_finished(const vor_reader *r);
