@@ -2,8 +2,8 @@
  * can account for it.
  *
  * The measurement runs the real path (vor_scope_begin without its two entry checks, and
- * vor_scope_end, through the calling thread's own buffer) in batches, and rewinds the buffer's head after each
- * batch so the calibration scopes never reach a frame. The rewind is safe because it
+ * vor_scope_end, through the calling thread's own buffer) in batches, and rewinds the buffer's producer
+ * position after each batch so the calibration scopes never reach a frame. The rewind is safe because it
  * holds the frame lock: the only other reader of `head`, the frame assembly, is locked
  * out, and only this thread writes it. The figure is the median of several batches,
  * which keeps one preempted batch from skewing it.
@@ -31,9 +31,8 @@ static double measure_locked(void) {
     vor_thread *t = vor_tls_thread;
     if (t == NULL) t = vor_thread_attach();
     if (t == NULL) return 0;
-    uint64_t head = t->head;
-    uint32_t depth = t->depth;
-    uint64_t dropped_full = t->dropped_full, dropped_deep = t->dropped_deep;
+    vor_producer_state saved;
+    vor_producer_save(t, &saved);
     double per_batch[BATCHES];
     for (int b = 0; b < BATCHES; b++) {
         uint64_t t0 = vor_clock_ns();
@@ -42,10 +41,7 @@ static double measure_locked(void) {
         }
         uint64_t t1 = vor_clock_ns();
         per_batch[b] = (double)(t1 - t0) / BATCH_SCOPES;
-        vor_atomic_store_release(&t->head, head); /* forget the batch */
-        t->depth = depth;
-        vor_atomic_store_relaxed(&t->dropped_full, dropped_full);
-        vor_atomic_store_relaxed(&t->dropped_deep, dropped_deep);
+        vor_producer_restore(t, &saved); /* forget the batch */
     }
     qsort(per_batch, BATCHES, sizeof per_batch[0], compare_double);
     return per_batch[BATCHES / 2];
