@@ -78,6 +78,7 @@ int vor_frames_begin_session(void) {
     vor_timeline_reset(epoch);
     fa.opened = vor_timeline_last();
     vor_frame_threads_begin_session(vor_session_now.epoch_tick);
+    vor_scope_limits_reset(); /* the environment's values come with the outputs (outputs.c) */
     fa.n_system = vor_columns_begin_session();
     fa.empty_span_ns = vor_empty_span_ns_locked();
     vor_clock_info info;
@@ -87,6 +88,7 @@ int vor_frames_begin_session(void) {
 
 void vor_frames_end_session(void) {
     vor_frame_threads_end_session();
+    vor_scope_limits_reset();
     vor_atomic_store_relaxed(&fa.owner, (uintptr_t)0);
 }
 

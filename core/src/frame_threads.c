@@ -110,6 +110,7 @@ void vor_frame_threads_begin_session(uint64_t tick) {
         t->seen_valid = 0;
         t->dropped_full_seen = vor_atomic_load_relaxed(&t->dropped_full);
         t->dropped_deep_seen = vor_atomic_load_relaxed(&t->dropped_deep);
+        t->filtered_seen = vor_atomic_load_relaxed(&t->filtered);
         t->unbalanced_seen = vor_atomic_load_relaxed(&t->unbalanced);
     }
 }
@@ -440,6 +441,11 @@ static uint32_t emit(thread_take *k, uint64_t first, const vor_clock_map *map, i
     uint64_t full = vor_atomic_load_relaxed(&t->dropped_full);
     uint64_t deep = vor_atomic_load_relaxed(&t->dropped_deep);
     uint64_t unbalanced = vor_atomic_load_relaxed(&t->unbalanced);
+    uint64_t filtered = vor_atomic_load_relaxed(&t->filtered);
+    if (filtered != t->filtered_seen) { /* left out on purpose: not counted as dropped */
+        add_drop(VOR_DROP_FILTERED, t->thread_id, filtered - t->filtered_seen);
+        t->filtered_seen = filtered;
+    }
     if (full != t->dropped_full_seen) {
         vor_log_n(VOR_LOG_THREAD_BUFFER_FULL, full - t->dropped_full_seen);
         add_drop(VOR_DROP_THREAD_BUFFER_FULL, t->thread_id, full - t->dropped_full_seen);

@@ -4,9 +4,11 @@
  * appends one finished event to the thread's ring. The ring is single-producer,
  * single-consumer: the owning thread publishes `head` with a release store after the
  * event's bytes, and the frame thread publishes `tail` when it has copied events out.
- * One compare decides the common case: below `fast_limit` the ring keeps VOR_MAX_DEPTH
- * events free, so the event fits whatever its depth; at the limit the slow path
- * (thread_ring.c) rereads `tail`. Nothing here blocks or allocates.
+ * One compare decides the common case: below `fast_limit` the current chunk has room and
+ * the ring keeps VOR_MAX_DEPTH events free, so the event fits whatever its depth; at the
+ * limit the slow path (thread_ring.c) rereads `tail`, moves to the next chunk or adds one.
+ * Nothing here blocks; the only allocation is a new chunk, when the ring is full and below
+ * its bound.
  *
  * What the frame thread relies on to snapshot the open stack at a frame's end
  * (frame_threads.c):
@@ -16,6 +18,8 @@
  *
  * What is dropped, and why nothing kept loses its parent:
  *   - deeper than VOR_MAX_DEPTH: its descendants are deeper still;
+ *   - shorter than VOR_MIN_DURATION_NS (vor_min_duration_ticks): its descendants are
+ *     shorter still;
  *   - no room: an event at depth d is accepted only if the ring keeps room for d more, so
  *     its d open ancestors always fit after it (outer scopes survive first).
  * Each is counted on the thread; the frame record says how many, by cause.
@@ -52,6 +56,11 @@ static inline void vor_scope_pop(vor_thread *t, uint64_t end) {
         return;
     }
     uint64_t start = t->open[d].start;
+    if (VOR_UNLIKELY(end - start < vor_atomic_load_relaxed(&vor_min_duration_ticks))) {
+        vor_atomic_store_relaxed(&t->filtered, t->filtered + 1);
+        vor_atomic_store_release(&t->depth, d);
+        return;
+    }
     uint64_t head = t->head;
     if (VOR_UNLIKELY(head >= t->fast_limit)) {
         if (!vor_ring_make_room(t, d)) {
@@ -60,7 +69,7 @@ static inline void vor_scope_pop(vor_thread *t, uint64_t end) {
             return;
         }
     }
-    vor_event *e = &t->events[head & t->mask];
+    vor_event *e = &t->chunk_events[head & (VOR_RING_CHUNK_EVENTS - 1)];
     e->site = t->open[d].site;
     e->start = start;
     e->end = end;

@@ -79,13 +79,6 @@ static int check_frame(void *state, const vor_frame_record *r) {
             }
             const vor_scope_record *p = &tr->scopes[s->parent];
             if (p->depth + 1 != s->depth) problem("parent at depth %llu of a scope at depth %llu", p->depth, s->depth);
-            if (p->start_ns > s->start_ns && getenv("DEBUGP")) {
-                fprintf(stderr, "frame %llu [%lld,%lld) thread %u scope %u (parent %u) n_scopes %u n_open %u:\n", (unsigned long long)r->index,
-                        (long long)f0, (long long)f1, tr->thread_id, i, s->parent, tr->n_scopes, tr->n_open);
-                for (uint32_t j = 0; j < n; j++)
-                    fprintf(stderr, "  %u: [%lld +%lld] d%u p%u f%u site %u\n", j, (long long)tr->scopes[j].start_ns,
-                            (long long)tr->scopes[j].duration_ns, tr->scopes[j].depth, tr->scopes[j].parent, tr->scopes[j].flags, tr->scopes[j].site_id);
-            }
             if (p->start_ns > s->start_ns) problem("parent starts at %llu after its child at %llu", (uint64_t)p->start_ns, (uint64_t)s->start_ns);
             if (p->start_ns + p->duration_ns < end) problem("parent ends at %llu before its child at %llu", (uint64_t)(p->start_ns + p->duration_ns), (uint64_t)end);
         }
@@ -105,13 +98,6 @@ static int check_frame(void *state, const vor_frame_record *r) {
                     if (tr->scopes[j].depth == k && tr->scopes[j].start_ns == chk.last_open_start[slot][k] &&
                         tr->scopes[j].start_ns + tr->scopes[j].duration_ns <= s->start_ns)
                         replaced = 1;
-                if (!replaced && getenv("DEBUGP")) {
-                    fprintf(stderr, "thread %u frame %llu [%lld,%lld) depth %u: prev open:", tr->thread_id, (unsigned long long)r->index, (long long)f0, (long long)f1, k);
-                    for (uint32_t j = 0; j < chk.last_open_n[slot] && j < 8; j++) fprintf(stderr, " %lld", (long long)chk.last_open_start[slot][j]);
-                    fprintf(stderr, "\n  now:");
-                    for (uint32_t j = 0; j < n; j++) fprintf(stderr, " [%lld +%lld d%u f%u]", (long long)tr->scopes[j].start_ns, (long long)tr->scopes[j].duration_ns, tr->scopes[j].depth, tr->scopes[j].flags);
-                    fprintf(stderr, "\n");
-                }
                 if (!replaced)
                     problem("an open scope's start moved from %llu to %llu", (uint64_t)chk.last_open_start[slot][k],
                             (uint64_t)s->start_ns);
@@ -169,7 +155,15 @@ static void nest(uint64_t *rng, int depth, int max_depth) {
     vor_scope_end();
 }
 
-static int stop_workers;
+static int stop_workers, workers_started;
+
+/* Waits until `n` workers have begun their long scope (before any pause). */
+static void wait_for_workers(int n) {
+    while (__atomic_load_n(&workers_started, __ATOMIC_ACQUIRE) < n) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+}
 
 typedef struct worker_arg {
     uint64_t seed;
@@ -184,6 +178,7 @@ static void *worker(void *p) {
     uint64_t rng = a->seed;
     static vor_site long_open = {"open for a long time", NULL, NULL, 0, 0};
     int began = vor_scope_begin(&long_open); /* open for the whole run */
+    __atomic_fetch_add(&workers_started, 1, __ATOMIC_RELEASE);
     for (int i = 0; a->iterations == 0 || i < a->iterations; i++) {
         if (a->iterations == 0 && __atomic_load_n(&stop_workers, __ATOMIC_ACQUIRE)) break;
         nest(&rng, 1, a->max_depth);
@@ -215,7 +210,9 @@ static void parents_are_known_across_pauses_threads_and_exits(void **state) {
     stop_workers = 0;
     pthread_t th[4];
     worker_arg args[4] = {{11, 7, 0, 0, 0}, {22, 5, 0, 0, 0}, {33, 9, 3, 3000, 0}, {44, 6, 2, 5000, 0}};
+    workers_started = 0;
     for (int i = 0; i < 4; i++) assert_int_equal(pthread_create(&th[i], NULL, worker, &args[i]), 0);
+    wait_for_workers(4);
     uint64_t rng = 99;
     for (int f = 0; f < 4000; f++) {
         if (f % 3 == 0) nest(&rng, 1, 4);
@@ -290,11 +287,12 @@ static void *across_sessions_worker(void *p) {
     (void)p;
     static vor_site outer = {"open across sessions", NULL, NULL, 0, 0};
     static vor_site inner = {"inner", NULL, NULL, 0, 0};
-    assert_int_equal(vor_scope_begin(&outer), 1);
-    while (__atomic_load_n(&phase, __ATOMIC_ACQUIRE) < 2) {
+    int began = vor_scope_begin(&outer);
+    __atomic_store_n(&phase, began ? 1 : -1, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&phase, __ATOMIC_ACQUIRE) < 2 && began) {
         if (vor_scope_begin(&inner)) vor_scope_end();
     }
-    vor_scope_end();
+    if (began) vor_scope_end();
     return NULL;
 }
 
@@ -307,6 +305,11 @@ static void parents_are_known_across_a_session_restart(void **state) {
     phase = 0;
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, across_sessions_worker, NULL), 0);
+    while (__atomic_load_n(&phase, __ATOMIC_ACQUIRE) == 0) { /* its outer scope begins in this session */
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(phase, 1);
     for (int f = 0; f < 200; f++) vor_frame_mark();
     vor_shutdown();
     recording_free();

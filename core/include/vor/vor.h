@@ -92,7 +92,7 @@ VOR_API const char *vor_version_string(void);
     X(VALUE_NOT_FINITE, INFO, "a metric value was NaN or infinite; it is recorded as given")           \
     X(THREAD_BUFFER_FULL, WARNING,                                                                     \
       "a thread ended more scopes between two frame marks than its buffer holds; inner scopes were "   \
-      "dropped first (raise vor_desc.thread_buffer_scopes or mark frames more often)")                 \
+      "dropped first (raise VOR_THREAD_SCOPES or mark frames more often)")                             \
     X(FRAME_RECORD_FULL, WARNING,                                                                      \
       "a frame held more scopes than vor_desc.max_frame_scopes; each thread kept its share, outer "    \
       "scopes first, and the rest was dropped")                                                        \
@@ -146,9 +146,12 @@ VOR_API uint64_t vor_log_count(vor_log_item item);
 
 /* Optional settings for vor_setup(). Zero in any field means its default. */
 typedef struct vor_desc {
-    uint32_t thread_buffer_scopes; /* scopes one thread can end between two frame marks;
-                                      default 65536 (2 MiB per thread), 1024 .. 16777216,
-                                      rounded up to a power of two */
+    uint32_t thread_buffer_scopes; /* bound of a thread's buffer: scopes it can end between
+                                      two frame marks (at least this minus 1023); default
+                                      65536 (2 MiB), 1024 .. 16777216, rounded up to a power
+                                      of two. A buffer starts at 1024 scopes (32 KiB) and
+                                      grows in such chunks up to it when the thread needs
+                                      room. VOR_THREAD_SCOPES overrides it. */
     uint32_t max_threads;          /* threads that can record at once; default 64, at most 1024.
                                       Buffers of threads that exited wait for the next frame
                                       mark: up to max_threads more of them */
@@ -168,8 +171,12 @@ VOR_API int vor_setup(const vor_desc *desc);
 
 /* Starts collection. The first call starts a session: it reads VOR_RECORD, VOR_TRACE and
  * their companions from the environment, opens those outputs, calibrates the clock and
- * starts frame 0. A call after vor_disable() resumes the session with a new frame.
- * Thread-safe; cheap when already enabled. */
+ * starts frame 0. It also reads VOR_THREAD_SCOPES (overrides thread_buffer_scopes) and
+ * VOR_MIN_DURATION_NS=N: scopes shorter than N ns are not recorded (their parents are
+ * longer, so none loses its parent), and each frame record counts them per thread as
+ * VOR_DROP_FILTERED (not in dropped_scopes). A bad value is reported and ignored.
+ * A call after vor_disable() resumes the session with a new frame. Thread-safe; cheap
+ * when already enabled. */
 VOR_API void vor_enable(void);
 
 /* Stops collection: scopes begun from now on are not recorded, vor_frame_mark() does
