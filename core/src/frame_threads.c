@@ -268,9 +268,13 @@ static int keep(thread_take *k, uint32_t depth) {
 
 /* ---- Writing one thread's scopes ------------------------------------------------------ */
 
-static int64_t map_start(vor_thread *t, uint32_t depth, uint64_t tick, const vor_clock_map *map) {
-    if (!map->identity && depth < VOR_MAX_DEPTH && t->seen_start[depth] == tick) return t->seen_start_ns[depth];
-    return vor_clock_map_ns(map, tick);
+/* A start tick in ns. Ticks of the frame's line map directly (the remembered starts were
+ * given the same ns); an older tick may be a scope open for longer than the timeline's
+ * history, whose ns was remembered when it was first seen open. */
+static inline int64_t map_start(const vor_thread *t, uint32_t depth, uint64_t tick, const vor_clock_map *map) {
+    if (VOR_LIKELY(map->identity || (int64_t)(tick - map->base_tick) >= 0)) return vor_clock_map_ns(map, tick);
+    if (depth < VOR_MAX_DEPTH && t->seen_start[depth] == tick) return t->seen_start_ns[depth];
+    return vor_timeline_map(tick);
 }
 
 /* Sites are registered here, by the frame thread only, so the id is read unlocked. 0 when

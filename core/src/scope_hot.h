@@ -43,38 +43,31 @@ static inline void vor_scope_push(vor_thread *t, vor_site *site) {
     vor_atomic_store_release(&t->depth, d + 1);
 }
 
-static inline void vor_scope_pop(vor_thread *t, uint64_t end) {
-    uint32_t d = t->depth;
-    if (VOR_UNLIKELY(d == 0)) {
-        vor_atomic_store_relaxed(&t->unbalanced, t->unbalanced + 1);
-        return;
-    }
-    d--;
-    if (VOR_UNLIKELY(d >= VOR_MAX_DEPTH)) {
-        vor_atomic_store_relaxed(&t->dropped_deep, t->dropped_deep + 1);
-        vor_atomic_store_release(&t->depth, d);
-        return;
-    }
-    uint64_t start = t->open[d].start;
-    if (VOR_UNLIKELY(end - start < vor_atomic_load_relaxed(&vor_min_duration_ticks))) {
-        vor_atomic_store_relaxed(&t->filtered, t->filtered + 1);
-        vor_atomic_store_release(&t->depth, d);
-        return;
-    }
-    uint64_t head = t->head;
-    if (VOR_UNLIKELY(head >= t->fast_limit)) {
-        if (!vor_ring_make_room(t, d)) {
-            vor_atomic_store_relaxed(&t->dropped_full, t->dropped_full + 1);
-            vor_atomic_store_release(&t->depth, d);
-            return;
-        }
-    }
+/* Writes the event of the open scope at depth d, ending at `end`, at `head` (room checked)
+ * and publishes it. */
+static inline void vor_scope_append(vor_thread *t, uint64_t head, uint32_t d, uint64_t end) {
     vor_event *e = &t->chunk_events[head & (VOR_RING_CHUNK_EVENTS - 1)];
     e->site = t->open[d].site;
-    e->start = start;
+    e->start = t->open[d].start;
     e->end = end;
     e->depth = d;
     vor_atomic_store_release(&t->head, head + 1);
+}
+
+/* Everything but the common case of vor_scope_pop (scope.c): nothing open, too deep,
+ * too short, or the ring at its fast limit. Out of line and called last, so the common
+ * case needs no saved registers. */
+VOR_HIDDEN void vor_scope_pop_slow(vor_thread *t, uint64_t end);
+
+static inline void vor_scope_pop(vor_thread *t, uint64_t end) {
+    uint32_t d = t->depth - 1; /* wraps when nothing is open */
+    uint64_t head = t->head;
+    if (VOR_UNLIKELY(d >= VOR_MAX_DEPTH || head >= t->fast_limit ||
+                     end - t->open[d].start < vor_atomic_load_relaxed(&vor_min_duration_ticks))) {
+        vor_scope_pop_slow(t, end);
+        return;
+    }
+    vor_scope_append(t, head, d, end);
     vor_atomic_store_release(&t->depth, d);
 }
 

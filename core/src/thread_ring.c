@@ -123,12 +123,11 @@ vor_ring_cursor vor_ring_reader(vor_thread *t) {
     return c;
 }
 
-const vor_event *vor_ring_peek(vor_ring_cursor *c, uint64_t index) {
+void vor_ring_cross(vor_ring_cursor *c, uint64_t index) {
     while (index - c->base >= CHUNK) {
         c->chunk = chunk_after(c->chunk, c->base);
         c->base += CHUNK;
     }
-    return &c->chunk->events[index - c->base];
 }
 
 uint64_t vor_ring_ended_by(vor_thread *t, uint64_t head, uint64_t tick) {

@@ -172,8 +172,14 @@ typedef struct vor_ring_cursor {
     uint64_t base;
 } vor_ring_cursor;
 VOR_HIDDEN vor_ring_cursor vor_ring_reader(vor_thread *t);
-/* The event at `index` (>= the cursor's, below a head read with acquire); moves forward. */
-VOR_HIDDEN const vor_event *vor_ring_peek(vor_ring_cursor *c, uint64_t index);
+/* Moves the cursor forward to the chunk holding `index`. */
+VOR_HIDDEN void vor_ring_cross(vor_ring_cursor *c, uint64_t index);
+/* The event at `index` (>= the cursor's, below a head read with acquire); moves forward.
+ * Inline: the frame thread reads every event through it. */
+static inline const vor_event *vor_ring_peek(vor_ring_cursor *c, uint64_t index) {
+    if (VOR_UNLIKELY(index - c->base >= VOR_RING_CHUNK_EVENTS)) vor_ring_cross(c, index);
+    return &c->chunk->events[index - c->base];
+}
 /* The first index in [tail, head) whose event ended after `tick` (events are in end
  * order), head if none. */
 VOR_HIDDEN uint64_t vor_ring_ended_by(vor_thread *t, uint64_t head, uint64_t tick);
