@@ -361,7 +361,7 @@ static void put_scope(vor_scope_record *r, uint32_t id, uint32_t depth, int64_t 
 static uint32_t emit(thread_take *k, uint64_t first, const vor_clock_map *map, int64_t frame_start_ns,
                      int64_t frame_end_ns, int64_t epoch, uint64_t *dropped, uint64_t *open_at_exit) {
     vor_thread *t = k->t;
-    vor_scope_record *out = ft.scopes + first;
+    vor_scope_record *out = ft.scopes ? ft.scopes + first : NULL; /* NULL: a frame with no scope */
     uint32_t n = 0, unregistered = 0;
     uint64_t frame_full = 0;
 
