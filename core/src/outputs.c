@@ -41,20 +41,7 @@ static int flag_env(const char *name) {
     return 0;
 }
 
-/* Finishes the files at a normal exit that did not call vor_shutdown (a no-op after it).
- * Handlers registered later (C++ statics built afterwards) run before it and can still
- * record; _exit, abort and crashes skip it, which the file formats tolerate. */
-static void shutdown_at_exit(void) {
-    vor_session_exiting = 1;
-    /* Not in a child after fork() (the files are the parent's), and not from inside vor
-     * (exit() called by a logger while the frame lock is held): then the files stay in the
-     * crash-tolerant form. */
-    if (vor_session_forked || vor_frame_lock_held_here()) return;
-    vor_shutdown();
-}
-
-void vor_outputs_open_from_environment(void) {
-    static int exit_hook_registered;
+int vor_outputs_open_from_environment(void) {
     int files = 0;
     vor_frame_ring_begin_session();
 #if defined(VOR_PLATFORM_WASM)
@@ -66,7 +53,7 @@ void vor_outputs_open_from_environment(void) {
     if (vor_session_forked && ((record && *record) || (trace && *trace))) {
         vor_log(VOR_LOG_BAD_ENVIRONMENT, "a process forked from the recording one does not write VOR_RECORD or "
                                          "VOR_TRACE (they are the parent's files)");
-        return;
+        return 0;
     }
     if (record && *record) {
         vor_capture_options options;
@@ -78,9 +65,5 @@ void vor_outputs_open_from_environment(void) {
     }
 
     if (trace && *trace) files += vor_chrome_trace_open(trace);
-
-    if (files && !exit_hook_registered) {
-        exit_hook_registered = 1;
-        atexit(shutdown_at_exit);
-    }
+    return files; /* session.c registers the exit hook that finishes them */
 }

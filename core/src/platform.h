@@ -39,8 +39,10 @@
 
 typedef pthread_mutex_t vor_mutex;
 #define VOR_MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
-#define vor_mutex_lock(m) pthread_mutex_lock(m)
-#define vor_mutex_unlock(m) pthread_mutex_unlock(m)
+/* Every lock of the core is taken and released with these (log.c): they count the locks
+ * the calling thread holds, so that the logger is never called while it holds one. */
+VOR_HIDDEN void vor_mutex_lock(vor_mutex *m);
+VOR_HIDDEN void vor_mutex_unlock(vor_mutex *m);
 
 /* Relaxed/acquire/release atomics on plain integers, through the compiler builtins so
  * that the same code is C11 without <stdatomic.h> types in shared structs. */

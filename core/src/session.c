@@ -7,6 +7,7 @@
  * opens frame 0. vor_disable()/vor_enable() pause and resume inside a session; resuming
  * opens a new frame so a pause does not show up as one enormous frame.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -69,6 +70,30 @@ static void after_fork_child(void) {
 static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
 static void install_fork_handlers(void) {
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+/* ---- Exit ------------------------------------------------------------------------------
+ *
+ * At a normal exit that did not call vor_shutdown, the hook finishes the files (the
+ * capture's last frames and end record, the trace's closing "]"). It is registered when a
+ * session first opens a file output; handlers registered later (C++ statics built
+ * afterwards) run before it and can still record; _exit, abort and crashes skip it, which
+ * the file formats tolerate. exit() from a logger callback is a normal exit: the logger
+ * never runs under a vor lock (log.c), so the hook finds the frame lock free. */
+static void shutdown_at_exit(void) {
+    vor_session_exiting = 1;
+    /* Not in a child after fork() (the files are the parent's). Not from a signal handler
+     * that interrupted this thread inside vor_frame_mark (the frame lock held here, an
+     * output half-way through a frame): then the files stay in the crash-tolerant form. */
+    if (vor_session_forked || vor_frame_lock_held_here()) return;
+    vor_shutdown();
+}
+
+static void register_exit_hook(void) {
+    static int registered; /* under the frame lock */
+    if (registered) return;
+    registered = 1;
+    atexit(shutdown_at_exit);
 }
 
 unsigned vor_version_number(void) {
@@ -136,7 +161,7 @@ static void start_session(void) {
     vor_system_begin_session();
     vor_frames_begin_session();
     vor_session_now.active = 1;
-    vor_outputs_open_from_environment();
+    if (vor_outputs_open_from_environment() > 0) register_exit_hook();
 }
 
 void vor_enable(void) {

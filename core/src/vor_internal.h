@@ -249,8 +249,9 @@ VOR_HIDDEN void vor_consumers_forget_all(void);
 /* The browser's DevTools sink (wasm/src/browser_sink.c), opened at session start. */
 VOR_HIDDEN void vor_browser_sink_open(void);
 
-/* Opens the outputs the environment asks for (VOR_RECORD, VOR_TRACE, ...). */
-VOR_HIDDEN void vor_outputs_open_from_environment(void);
+/* Opens the outputs the environment asks for (VOR_RECORD, VOR_TRACE, ...); returns the
+ * number of files it opened. */
+VOR_HIDDEN int vor_outputs_open_from_environment(void);
 
 /* ---- Session (session.c) ------------------------------------------------------------ */
 

@@ -121,10 +121,12 @@ typedef enum vor_log_item {
 typedef enum vor_log_level { VOR_LOG_LEVEL_ERROR = 0, VOR_LOG_LEVEL_WARNING = 1, VOR_LOG_LEVEL_INFO = 2 } vor_log_level;
 
 /* A logger receives each item the first time it occurs in a session. `message` is the
- * item's text, possibly followed by details (a path, a value), without a newline. It may
- * be called from any thread that triggered the item, but never twice at once, sometimes
- * from inside vor_frame_mark. It may call vor functions (those that would wait for the
- * frame mark, such as vor_shutdown, then do nothing) and may even exit(). */
+ * item's text, possibly followed by details (a path, a value), without a newline. It is
+ * called on the thread that triggered the item, never twice at once, and never while vor
+ * holds a lock: an item raised inside a vor call that holds one (vor_frame_mark, say) is
+ * reported when the call has done its work, just before it returns. So it may call any
+ * vor function and may exit(): a normal exit finishes every output. Items the logger
+ * itself triggers are counted, and reported at their next occurrence outside it. */
 typedef struct vor_logger {
     void (*func)(void *user_data, vor_log_level level, vor_log_item item, const char *message);
     void *user_data;
@@ -190,8 +192,7 @@ VOR_API void vor_flush_recording(void);
 /* Ends the session: closes the current frame's outputs properly (a valid trace JSON, a
  * complete capture), releases memory and turns collection off. vor_enable() may start a
  * new session afterwards. Call it from the frame thread or after other threads stopped
- * recording; scopes they end meanwhile are dropped. Called from inside vor (a logger
- * callback) it does nothing; vor_frame_mark, vor_flush_recording and vor_setup likewise. */
+ * recording; scopes they end meanwhile are dropped. */
 VOR_API void vor_shutdown(void);
 
 /* ---- Scopes ------------------------------------------------------------------------- */
