@@ -140,6 +140,14 @@ void vor_columns_end_session(void) {
     vor_mutex_unlock(&columns_lock);
 }
 
+/* fork(): the columns' lock is taken before and released after (session.c). */
+void vor_columns_fork(vor_fork_phase phase) {
+    if (phase == VOR_FORK_PREPARE)
+        pthread_mutex_lock(&columns_lock);
+    else
+        pthread_mutex_unlock(&columns_lock);
+}
+
 uint32_t vor_column_count(void) {
     return vor_atomic_load_acquire(&n_columns);
 }

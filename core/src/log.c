@@ -20,8 +20,10 @@
  * raise); a report that finds it full is only counted, and made at the item's next
  * occurrence.
  *
- * report_lock makes logger calls one at a time. It is taken with no vor lock held, and
- * held while the user's logger runs.
+ * report_lock makes logger calls one at a time. It is taken with no vor lock held and
+ * held while the user's logger runs, so fork() does not wait for it (the logger may be
+ * waiting for the forking thread): a child forked while another thread was in the logger
+ * starts with it free (vor_log_fork).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -196,4 +198,10 @@ void vor_mutex_lock(vor_mutex *m) {
 void vor_mutex_unlock(vor_mutex *m) {
     pthread_mutex_unlock(m);
     if (--locks_held == 0 && queue != NULL) deliver_queued();
+}
+
+void vor_log_fork(vor_fork_phase phase) {
+    /* Not taken before fork() (see the top of the file). In the child only the forking
+     * thread runs: if it is not inside the logger, nobody is, and the lock starts free. */
+    if (phase == VOR_FORK_CHILD && !in_logger) pthread_mutex_init(&report_lock, NULL);
 }

@@ -63,6 +63,14 @@ uint32_t vor_site_register(vor_site *site) {
     return id;
 }
 
+/* fork(): the table's lock is taken before and released after (session.c). */
+void vor_sites_fork(vor_fork_phase phase) {
+    if (phase == VOR_FORK_PREPARE)
+        pthread_mutex_lock(&site_lock);
+    else
+        pthread_mutex_unlock(&site_lock);
+}
+
 uint32_t vor_site_count(void) {
     return vor_atomic_load_acquire(&site_count);
 }

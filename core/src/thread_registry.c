@@ -55,8 +55,9 @@ static void on_thread_exit(void *arg) {
     vor_mutex_lock(&registry_lock);
     live_threads--;
     exited_threads++;
-    vor_mutex_unlock(&registry_lock);
+    /* Under the lock, with the counts: a fork() sees both or neither. */
     vor_atomic_store_release(&t->exited, 1);
+    vor_mutex_unlock(&registry_lock);
 }
 
 static void create_exit_key(void) {
@@ -205,6 +206,29 @@ int vor_thread_name_by_id(uint32_t thread_id, char *out, size_t cap, uint64_t *o
     }
     vor_mutex_unlock(&registry_lock);
     return found;
+}
+
+/* fork(): the registry's lock is taken before and released after (session.c). In the
+ * child only the forking thread exists: the other threads' buffers are collected like
+ * those of threads that exited (by the child's next frame, or its session's end); their
+ * open scopes are not counted as open at exit, since those threads go on in the parent. */
+void vor_threads_fork(vor_fork_phase phase) {
+    if (phase == VOR_FORK_PREPARE) {
+        pthread_mutex_lock(&registry_lock);
+        return;
+    }
+    if (phase == VOR_FORK_CHILD) {
+        vor_thread *self = vor_tls_thread;
+        for (uint32_t i = 0; i < slot_count; i++) {
+            vor_thread *t = slots[i];
+            if (t == NULL || t == self || t->exited) continue;
+            t->open_at_exit = 0;
+            live_threads--;
+            exited_threads++;
+            t->exited = 1;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
 }
 
 uint32_t vor_threads_registered(void) {

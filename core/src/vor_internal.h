@@ -64,6 +64,16 @@ VOR_HIDDEN void vor_log_n(vor_log_item item, uint64_t n);
 /* Forgets which items were reported and their counts (a new session). */
 VOR_HIDDEN void vor_log_reset(void);
 
+/* ---- fork() hooks (called by session.c's pthread_atfork handlers, in its order) ------- */
+
+VOR_HIDDEN void vor_log_fork(vor_fork_phase phase);
+VOR_HIDDEN void vor_threads_fork(vor_fork_phase phase);     /* thread_registry.c */
+VOR_HIDDEN void vor_sites_fork(vor_fork_phase phase);       /* sites.c */
+VOR_HIDDEN void vor_columns_fork(vor_fork_phase phase);     /* columns.c */
+VOR_HIDDEN void vor_frame_ring_fork(vor_fork_phase phase);  /* frame_ring.c */
+VOR_HIDDEN void vor_frame_stats_fork(vor_fork_phase phase); /* frame_stats.c */
+VOR_HIDDEN void vor_system_fork(vor_fork_phase phase);      /* system_metrics_<platform>.c */
+
 /* ---- Thread buffers (thread_buffer.c) ---------------------------------------------- */
 
 typedef struct vor_event {
