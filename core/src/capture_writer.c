@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <lz4.h>
@@ -31,6 +32,7 @@
 #include "capture_format.h"
 #include "capture_writer.h"
 #include "crc32c.h"
+#include "file_write.h"
 #include "record_encoder.h"
 #include "vor/reader.h"
 
@@ -38,6 +40,7 @@
 
 struct vor_capture_writer {
     int fd;
+    uint64_t offset; /* bytes written to fd so far (vor_file_write_all keeps it) */
     char path[512];
     vor_capture_options options;
     vor_record_encoder *encoder;
@@ -46,22 +49,33 @@ struct vor_capture_writer {
     size_t history_capacity, history_used;
     vor_out raw;    /* the decoded record being written */
     vor_out framed; /* [u32 length][u32 CRC-32C][varint raw length][LZ4 block or raw bytes] */
-    uint64_t frames_seen, flame_frames_written, flame_frames_dropped;
+    uint64_t frames_seen, frames_written, flame_frames_written, flame_frames_dropped;
     int failed; /* a write failed: the file ends at the last good record */
 };
 typedef struct vor_capture_writer capture_writer;
 
-static int write_all(int fd, const uint8_t *p, size_t n) {
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return 0;
-        }
-        p += w;
-        n -= (size_t)w;
+/* The one place the capture reaches the OS: vor_file_write_all, so a write that would
+ * cross the file-size limit fails with EFBIG (like a full disk) instead of raising
+ * SIGXFSZ, which would end the program. Returns 1, or 0 with errno set. */
+static int write_all(capture_writer *w, const uint8_t *p, size_t n) {
+    int error = vor_file_write_all(w->fd, p, n, &w->offset);
+    if (error == 0) return 1;
+    errno = error;
+    return 0;
+}
+
+/* Reports a failed write once for this file: the capture stops there and keeps every
+ * record written before (they read back). The program runs on. */
+static void report_write_failure(capture_writer *w, int error) {
+    char limit[96] = "";
+    if (error == EFBIG) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            snprintf(limit, sizeof limit, " (the next record would pass the file-size limit, ulimit -f, of %llu bytes)",
+                     (unsigned long long)rl.rlim_cur);
     }
-    return 1;
+    vor_log_each(VOR_LOG_CONSUMER_FAILED, "VOR_RECORD=%s: %s%s; recording stopped, the capture keeps its first %llu frames",
+                 w->path, strerror(error), limit, (unsigned long long)w->frames_written);
 }
 
 /* Places `raw` after the previous records in history (moving the window if needed). */
@@ -126,7 +140,7 @@ static int write_record(capture_writer *w) {
     vor_put_u32le(p, payload);
     uint32_t check = vor_crc32c(vor_crc32c(0, p, 4), p + 8, w->framed.size - 8);
     vor_put_u32le(p + 4, check);
-    return write_all(w->fd, w->framed.data, w->framed.size);
+    return write_all(w, w->framed.data, w->framed.size);
 }
 
 static int writer_frame(void *state, const vor_frame_record *rec) {
@@ -145,9 +159,10 @@ static int writer_frame(void *state, const vor_frame_record *rec) {
     else if (flame) w->flame_frames_written++;
     if (!write_record(w)) {
         w->failed = 1;
-        vor_log(VOR_LOG_CONSUMER_FAILED, "VOR_RECORD=%s: %s", w->path, strerror(errno));
+        report_write_failure(w, errno);
         return 1;
     }
+    w->frames_written++;
     return 0;
 }
 
@@ -156,7 +171,7 @@ static void writer_close(void *state) {
     if (w->fd >= 0 && !w->failed) {
         w->raw.size = 0;
         vor_encode_end(&w->raw);
-        if (!write_record(w)) vor_log(VOR_LOG_CONSUMER_FAILED, "VOR_RECORD=%s: %s", w->path, strerror(errno));
+        if (!write_record(w)) report_write_failure(w, errno);
     }
     if (w->fd >= 0) close(w->fd);
     vor_record_encoder_free(w->encoder);
@@ -231,7 +246,7 @@ vor_capture_writer *vor_capture_writer_create(const char *path, const vor_captur
                                     (uint64_t)getpid()};
     w->raw.size = 0;
     vor_encode_capture_header(&w->raw, &info);
-    if (w->raw.failed || !write_all(w->fd, w->raw.data, w->raw.size)) {
+    if (w->raw.failed || !write_all(w, w->raw.data, w->raw.size)) {
         vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "VOR_RECORD=%s: cannot write the capture header: %s; recording is off", path,
                 strerror(errno));
         writer_close(w);
