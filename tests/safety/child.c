@@ -1,6 +1,8 @@
 /* child.c: see child.h. */
 #include "child.h"
 
+#include "vor/reader.h"
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,4 +102,29 @@ int count_lines_containing(const char *text, const char *needle) {
         line = end ? end + 1 : NULL;
     }
     return n;
+}
+
+int read_capture_back(const char *path, capture_summary *out) {
+    memset(out, 0, sizeof *out);
+    char err[1024];
+    vor_reader *r = vor_reader_open(path, err, sizeof err);
+    if (r == NULL) {
+        fprintf(stderr, "%s\n", err);
+        return VOR_READ_ERROR;
+    }
+    vor_reader_frame f;
+    vor_read_status st;
+    while ((st = vor_reader_next(r, &f)) == VOR_READ_FRAME) {
+        if (f.index != out->frames) {
+            fprintf(stderr, "%s: frame %llu where %u was expected\n", path, (unsigned long long)f.index, out->frames);
+            st = VOR_READ_ERROR;
+            break;
+        }
+        out->frames++;
+    }
+    if (st == VOR_READ_ERROR && vor_reader_error(r)[0]) fprintf(stderr, "%s\n", vor_reader_error(r));
+    out->finished = vor_reader_finished(r);
+    out->offset = vor_reader_offset(r);
+    vor_reader_close(r);
+    return st;
 }

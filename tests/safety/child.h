@@ -30,6 +30,16 @@ void child_result_free(child_result *r);
 /* A fresh path in the test's temporary directory ($TMPDIR or /tmp), unique per call. */
 const char *safety_temp_path(const char *suffix);
 
+/* Reads a capture from the start with the reader: the frames it holds (indices checked
+ * to run 0, 1, 2, ...), whether the end record was read, and the offset where reading
+ * stopped. Returns the reader's last status (VOR_READ_NOTHING_YET at a clean end). */
+typedef struct capture_summary {
+    unsigned frames;
+    int finished;
+    unsigned long long offset;
+} capture_summary;
+int read_capture_back(const char *path, capture_summary *out);
+
 /* Lines of `text` that contain `needle`. */
 int count_lines_containing(const char *text, const char *needle);
 
