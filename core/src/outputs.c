@@ -17,6 +17,7 @@
 
 #include "capture_writer.h"
 #include "chrome_json.h"
+#include "utf8.h"
 #include "vor_internal.h"
 
 /* Reads a positive integer variable; 0 when unset, or when bad (after a warning). */
@@ -27,7 +28,8 @@ static uint64_t positive_env(const char *name) {
     errno = 0;
     unsigned long long v = strtoull(text, &end, 10);
     if (errno || end == text || *end != '\0' || v == 0 || text[0] == '-') {
-        vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.40s\" is not a positive whole number; ignored", name, text);
+        vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.*s\" is not a positive whole number; ignored", name,
+                     (int)vor_utf8_cut(text, 40), text);
         return 0;
     }
     return (uint64_t)v;
@@ -37,7 +39,7 @@ static int flag_env(const char *name) {
     const char *text = getenv(name);
     if (text == NULL || *text == '\0' || strcmp(text, "0") == 0) return 0;
     if (strcmp(text, "1") == 0) return 1;
-    vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.40s\" must be 0 or 1; ignored", name, text);
+    vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.*s\" must be 0 or 1; ignored", name, (int)vor_utf8_cut(text, 40), text);
     return 0;
 }
 

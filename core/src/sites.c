@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #endif
 
+#include "utf8.h"
 #include "vor_internal.h"
 
 #if defined(VOR_PLATFORM_WASM)
@@ -35,8 +36,8 @@ uint32_t vor_site_register(vor_site *site) {
     if (site->id != 0) return site->id;
     if (site->name == NULL) function_site_name(site);
     if (strnlen(site->name, VOR_MAX_NAME_BYTES + 1) > VOR_MAX_NAME_BYTES)
-        vor_log(VOR_LOG_NAME_TOO_LONG, "scope \"%.40s...\" (outputs keep %u bytes)", site->name,
-                (unsigned)VOR_MAX_NAME_BYTES);
+        vor_log(VOR_LOG_NAME_TOO_LONG, "scope \"%.*s...\" (outputs keep %u bytes)", (int)vor_utf8_cut(site->name, 40),
+                site->name, (unsigned)VOR_MAX_NAME_BYTES);
     vor_mutex_lock(&site_lock);
     uint32_t id = 0;
     if (site_count >= VOR_MAX_SITES) {

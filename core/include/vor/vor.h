@@ -87,7 +87,8 @@ VOR_API const char *vor_version_string(void);
  * reported (they are few, and each names a different variable). */
 #define VOR_LOG_ITEMS(X)                                                                                 \
     X(NAME_NULL, WARNING, "a NULL name was passed; the call was ignored")                              \
-    X(NAME_TOO_LONG, WARNING, "a name longer than 255 bytes was cut at a character boundary")         \
+    X(NAME_TOO_LONG, WARNING,                                                                          \
+      "a name longer than 255 bytes (63 for a thread name) was cut at a character boundary")           \
     X(VALUE_NOT_FINITE, INFO, "a metric value was NaN or infinite; it is recorded as given")           \
     X(THREAD_BUFFER_FULL, WARNING,                                                                     \
       "a thread ended more scopes between two frame marks than its buffer holds; the excess was "      \
@@ -140,6 +141,7 @@ VOR_API uint64_t vor_log_count(vor_log_item item);
 /* Fixed capacities (compile-time): */
 #define VOR_MAX_DEPTH 256             /* open scopes per thread; deeper ones are dropped */
 #define VOR_MAX_NAME_BYTES 255        /* longer names are cut at a character boundary */
+#define VOR_MAX_THREAD_NAME_BYTES 63  /* the same for thread names */
 #define VOR_MAX_USER_COLUMNS 256      /* user metrics per session */
 #define VOR_MAX_SITES 65536           /* distinct scope sites per process */
 
@@ -310,8 +312,9 @@ VOR_API void vor_record_metric_unit(const char *name, const char *unit);
  * thread at any time, lock-free (two atomic additions). Ignored while collection is off. */
 VOR_API void vor_record_io(uint64_t ns, uint64_t bytes);
 
-/* Names the calling thread in every output (e.g. "main", "loader 2"). Copied; truncated
- * at 63 bytes. Thread-safe. */
+/* Names the calling thread in every output (e.g. "main", "loader 2"). Copied; a name over
+ * VOR_MAX_THREAD_NAME_BYTES (63) is cut to at most 63 bytes at a UTF-8 character boundary
+ * (reported once). Thread-safe. */
 VOR_API void vor_set_thread_name(const char *name);
 
 /* ---- Clock, memory, calibration ------------------------------------------------------ */
