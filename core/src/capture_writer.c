@@ -182,21 +182,6 @@ static void writer_close(void *state) {
     free(w);
 }
 
-static void process_name(char *out, size_t cap) {
-#if defined(VOR_PLATFORM_LINUX)
-    FILE *f = fopen("/proc/self/comm", "r");
-    if (f) {
-        if (fgets(out, (int)cap, f)) {
-            out[strcspn(out, "\n")] = '\0';
-            fclose(f);
-            return;
-        }
-        fclose(f);
-    }
-#endif
-    snprintf(out, cap, "%s", "program");
-}
-
 vor_capture_writer *vor_capture_writer_create(const char *path, const vor_capture_options *options) {
     capture_writer *w = calloc(1, sizeof *w);
     if (w == NULL) {
@@ -226,8 +211,6 @@ vor_capture_writer *vor_capture_writer_create(const char *path, const vor_captur
         writer_close(w);
         return NULL;
     }
-    char process[256];
-    process_name(process, sizeof process);
     char producer[96];
 #if defined(VOR_PLATFORM_WASM)
     snprintf(producer, sizeof producer, "vor %s emscripten-wasm32", VOR_VERSION_STRING);
@@ -242,7 +225,7 @@ vor_capture_writer *vor_capture_writer_create(const char *path, const vor_captur
 #endif
     );
 #endif
-    vor_capture_header_info info = {options->flame, vor_session_now.wall_epoch_ns, producer, process,
+    vor_capture_header_info info = {options->flame, vor_session_now.wall_epoch_ns, producer, vor_process_name(),
                                     (uint64_t)getpid()};
     w->raw.size = 0;
     vor_encode_capture_header(&w->raw, &info);
