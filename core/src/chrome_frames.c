@@ -99,10 +99,10 @@ struct vor_chrome_frames {
 
 /* ---- Small helpers ------------------------------------------------------------------------ */
 
-static int64_t add_sat(int64_t a, int64_t b) {
-    if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
-    if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
-    return a + b;
+static inline int64_t add_sat(int64_t a, int64_t b) {
+    int64_t r;
+    if (VOR_UNLIKELY(__builtin_add_overflow(a, b, &r))) return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
 }
 
 static uint64_t add_sat_u64(uint64_t a, uint64_t b) {
@@ -160,8 +160,14 @@ static int reserve_scratch(vor_chrome_frames *w, uint64_t n) {
 
 /* The prepared text of site `id`; NULL when it is unknown (asked again next time), its id
  * is too large to keep, or memory is short: the caller writes the event plainly. */
-static const vor_chrome_prepared *site_text(vor_chrome_frames *w, uint32_t id) {
-    if (id < w->site_capacity && w->sites[id].bytes) return &w->sites[id];
+static const vor_chrome_prepared *prepare_site(vor_chrome_frames *w, uint32_t id);
+
+static inline const vor_chrome_prepared *site_text(vor_chrome_frames *w, uint32_t id) {
+    if (VOR_LIKELY(id < w->site_capacity && w->sites[id].bytes)) return &w->sites[id];
+    return prepare_site(w, id);
+}
+
+static const vor_chrome_prepared *prepare_site(vor_chrome_frames *w, uint32_t id) {
     if (id >= SITE_LIMIT || w->names.site == NULL) return NULL;
     vor_chrome_site_info info = {NULL, NULL, 0};
     if (!w->names.site(w->names.ctx, id, &info)) return NULL;
@@ -301,31 +307,52 @@ static void set_pending(vor_chrome_frames *w, thread_state *t, int on) {
 
 /* ---- Placing: exact nesting ------------------------------------------------------------------ */
 
-/* Places [*a, *b] (a scope at `depth`, arriving in end order) against what the thread has
- * written: returns 1 if it had to move. The caller reserved room for one more block. */
-static int place(thread_state *t, int64_t *a_io, int64_t *b_io, uint32_t depth) {
-    int64_t a = *a_io, b = *b_io;
-    if (a < t->floor) a = t->floor;
+/* What placing works on: the thread's blocks in locals (the loops that place a frame's
+ * scopes keep them in registers), written back by placer_done. */
+typedef struct placer {
+    block *blocks;
+    uint32_t n;
+    int64_t floor;
+    uint64_t moved;
+} placer;
+
+static placer placer_of(const thread_state *t) {
+    placer p = {t->blocks, t->n_blocks, t->floor, 0};
+    return p;
+}
+
+static void placer_done(vor_chrome_frames *w, thread_state *t, const placer *p) {
+    t->n_blocks = p->n;
+    w->stats.adjusted += p->moved;
+}
+
+/* Places [a, b] (a scope at `depth`, arriving in end order) against what the thread has
+ * written, into *out (moved, if it had to, counted). The caller reserved room for one more
+ * block. */
+static inline void place(placer *p, placed *out, int64_t a, int64_t b, uint32_t depth, uint32_t flags) {
+    int64_t a0 = a, b0 = b;
+    block *blocks = p->blocks;
+    uint32_t n = p->n;
+    if (a < p->floor) a = p->floor;
     if (b < a) b = a;
-    uint32_t n = t->n_blocks;
-    if (n && b < t->blocks[n - 1].end) b = t->blocks[n - 1].end; /* never end before a written end */
+    if (n && b < blocks[n - 1].end) b = blocks[n - 1].end; /* never end before a written end */
     uint32_t min_depth = depth;
-    while (n && t->blocks[n - 1].start >= a) { /* enclosed */
-        if (t->blocks[n - 1].min_depth < min_depth) min_depth = t->blocks[n - 1].min_depth;
+    while (n && blocks[n - 1].start >= a) { /* enclosed */
+        if (blocks[n - 1].min_depth < min_depth) min_depth = blocks[n - 1].min_depth;
         n--;
     }
-    if (n && t->blocks[n - 1].end > a) { /* would cut it: start where it ends */
-        a = t->blocks[n - 1].end;
+    if (n && blocks[n - 1].end > a) { /* would cut it: start where it ends */
+        a = blocks[n - 1].end;
         if (b < a) b = a;
     }
-    t->blocks[n].start = a;
-    t->blocks[n].end = b;
-    t->blocks[n].min_depth = min_depth;
-    t->n_blocks = n + 1;
-    int moved = a != *a_io || b != *b_io;
-    *a_io = a;
-    *b_io = b;
-    return moved;
+    blocks[n].start = a;
+    blocks[n].end = b;
+    blocks[n].min_depth = min_depth;
+    p->n = n + 1;
+    p->moved += (a != a0) | (b != b0);
+    out->start = a;
+    out->end = b;
+    out->flags = flags;
 }
 
 static void merge_blocks(thread_state *t, uint32_t first, uint32_t last) {
@@ -386,7 +413,22 @@ static void enter_run(vor_chrome_frames *w, thread_state *t) {
 
 /* ---- Writing scopes ----------------------------------------------------------------------- */
 
-static void write_scope(vor_chrome_frames *w, const vor_reader_scope *s, uint64_t tid, const placed *p) {
+static void write_scope_with_args(vor_chrome_frames *w, const vor_reader_scope *s, uint64_t tid, const placed *p,
+                                  const vor_chrome_prepared *text);
+
+static inline void write_scope(vor_chrome_frames *w, const vor_reader_scope *s, uint64_t tid, const placed *p) {
+    const vor_chrome_prepared *text = site_text(w, s->site_id);
+    if (VOR_LIKELY(text != NULL && p->flags == 0)) { /* most scopes: nothing to add */
+        w->stats.scopes++;
+        vor_chrome_json_complete_prepared(w->json, text, w->pid, tid, p->start, p->end - p->start, NULL, 0);
+        return;
+    }
+    write_scope_with_args(w, s, tid, p, text);
+}
+
+/* A clipped or unwound scope, or one whose site has no prepared text. */
+static void write_scope_with_args(vor_chrome_frames *w, const vor_reader_scope *s, uint64_t tid, const placed *p,
+                                  const vor_chrome_prepared *text) {
     vor_chrome_arg args[3];
     size_t n = 0;
     if (p->flags & CLIP_START) args[n++] = arg_true("clipped_start");
@@ -394,7 +436,6 @@ static void write_scope(vor_chrome_frames *w, const vor_reader_scope *s, uint64_
     if (p->flags & UNWOUND) args[n++] = arg_true("unwound");
     if (p->flags & (CLIP_START | CLIP_END)) w->stats.clipped++;
     w->stats.scopes++;
-    const vor_chrome_prepared *text = site_text(w, s->site_id);
     if (text) {
         vor_chrome_json_complete_prepared(w->json, text, w->pid, tid, p->start, p->end - p->start, args, n);
         return;
@@ -411,17 +452,14 @@ static void write_scope(vor_chrome_frames *w, const vor_reader_scope *s, uint64_
 
 /* Places open scopes open[0..n) clipped to `until` into out[0..n), innermost first (their
  * end order). */
-static void place_open(vor_chrome_frames *w, thread_state *t, const vor_reader_scope *open, uint32_t n, int64_t until,
+static void place_open(const vor_chrome_frames *w, placer *p, const vor_reader_scope *open, uint32_t n, int64_t until,
                        placed *out) {
     for (uint32_t k = n; k-- > 0;) {
-        int64_t a = open[k].start_ns, b = until;
+        int64_t a = open[k].start_ns;
         uint32_t flags = CLIP_END;
         if (a < w->run_start) a = w->run_start, flags |= CLIP_START;
         if (open[k].flags & VOR_SCOPE_UNWOUND) flags |= UNWOUND;
-        if (place(t, &a, &b, open[k].depth)) w->stats.adjusted++;
-        out[k].start = a;
-        out[k].end = b;
-        out[k].flags = flags;
+        place(p, &out[k], a, until, open[k].depth, flags);
     }
 }
 
@@ -438,7 +476,9 @@ static void flush_open(vor_chrome_frames *w, thread_state *t) {
         w->stats.scopes_lost += n;
         return;
     }
-    place_open(w, t, t->open, n, t->open_until, w->placed);
+    placer pl = placer_of(t);
+    place_open(w, &pl, t->open, n, t->open_until, w->placed);
+    placer_done(w, t, &pl);
     for (uint32_t k = 0; k < n; k++) write_scope(w, &t->open[k], t->tid, &w->placed[k]);
 }
 
@@ -487,23 +527,22 @@ static void write_thread(vor_chrome_frames *w, const vor_reader_thread_scopes *t
 
     /* Place in end order: the ended scopes; the kept ones that vanished, ended after the
      * last of their descendants this frame shows; the open ones if the run ends here. */
-    int64_t last_continued_end = t->open_until;
+    int64_t last_continued_end = t->open_until, run_start = w->run_start;
+    placer pl = placer_of(t);
+    placed *out = w->placed;
     for (uint32_t i = 0; i < n; i++) {
         const vor_reader_scope *s = &ts->scopes[i];
         int64_t a = s->start_ns, b = add_sat(s->start_ns, s->duration_ns);
         if (vanished && a < frame_start && b > last_continued_end) last_continued_end = b;
-        uint32_t flags = 0;
-        if (a < w->run_start) a = w->run_start, flags |= CLIP_START;
-        if (s->flags & VOR_SCOPE_UNWOUND) flags |= UNWOUND;
-        if (place(t, &a, &b, s->depth)) w->stats.adjusted++;
-        w->placed[i].start = a;
-        w->placed[i].end = b;
-        w->placed[i].flags = flags;
+        uint32_t flags = s->flags & VOR_SCOPE_UNWOUND ? UNWOUND : 0;
+        if (a < run_start) a = run_start, flags |= CLIP_START;
+        place(&pl, &out[i], a, b, s->depth, flags);
     }
     placed *kept = w->placed + n + m;
     for (uint32_t k = p; vanished && k-- > 0;)
-        if (!w->continued[k]) place_open(w, t, &t->open[k], 1, last_continued_end, &kept[k]);
-    if (ends_run) place_open(w, t, ts->scopes + n, m, frame_end, w->placed + n);
+        if (!w->continued[k]) place_open(w, &pl, &t->open[k], 1, last_continued_end, &kept[k]);
+    if (ends_run) place_open(w, &pl, ts->scopes + n, m, frame_end, w->placed + n);
+    placer_done(w, t, &pl);
 
     /* Write parents first: vanished ones, the run's open ones (outermost first), then the
      * ended ones. */

@@ -32,8 +32,11 @@ static int capture_site(void *ctx, uint32_t id, vor_chrome_site_info *out) {
 
 static int capture_thread(void *ctx, uint32_t id, char *out, size_t cap, uint64_t *os_tid) {
     const vor_reader_thread *th = vor_reader_get_thread(ctx, id);
-    if (th == NULL) return 0;
-    snprintf(out, cap, "%s", th->name ? th->name : "");
+    if (th == NULL || cap == 0) return 0;
+    const char *name = th->name ? th->name : "";
+    size_t n = strnlen(name, cap - 1); /* asked every frame: no printf */
+    memcpy(out, name, n);
+    out[n] = '\0';
     *os_tid = th->os_tid;
     return 1;
 }
