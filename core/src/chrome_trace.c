@@ -162,8 +162,7 @@ static void free_state(trace_state *st) {
 
 static void trace_close(void *state) {
     trace_state *st = state;
-    if (!st->failed) vor_chrome_frames_end_run(st->frames); /* `main` and the like, clipped */
-    vor_chrome_frames_finish(st->frames);
+    vor_chrome_frames_finish(st->frames); /* scopes still open (`main`...), clipped to the last frame */
     if (vor_chrome_json_close(st->json) != 0 && !st->failed) {
         describe_failure(st, errno);
         vor_log(VOR_LOG_CONSUMER_FAILED, "%s", st->label);
