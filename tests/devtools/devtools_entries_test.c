@@ -87,6 +87,7 @@ static void test_zero_length_scopes_get_one_step_and_nest(void **state) {
     assert_true(b->end_ns - b->start_ns >= 100 * US);
     assert_inside(a, update);
     assert_inside(b, update);
+    assert_true(a->start_ns >= update->start_ns + DEVTOOLS_NEST_GAP_NS); /* a child starts after its parent */
     assert_true(a->end_ns <= b->start_ns);
     assert_true(update->start_ns >= MS);
     assert_int_equal(out.entries[2].site_id, 1); /* end order: children first */
@@ -358,7 +359,7 @@ static void simulate(double step, uint32_t budget) {
             sim_scope *p = &sims[s->parent];
             assert_true(p->shown || p->end < 0); /* an ancestor is shown, or still open */
             if (p->shown) {
-                assert_true(p->begin_d <= s->begin_d);
+                assert_true(p->begin_d + DEVTOOLS_NEST_GAP_NS <= s->begin_d + 1e-6);
                 assert_true(s->end_d <= p->end_d);
             }
         }

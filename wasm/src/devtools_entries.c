@@ -241,7 +241,7 @@ static double lay_out(devtools_entries *e, devtools_thread_state *s, const vor_t
             int is_end = (e->events[q] & EVENT_END) != 0;
             double time = (double)(is_end ? sc[x].start_ns + duration_of(&sc[x]) : sc[x].start_ns);
             int prev_begin = q > 0 ? !(e->events[q - 1] & EVENT_END) : s->last_was_begin;
-            double gap = is_end && prev_begin ? width : 0;
+            double gap = !prev_begin ? 0 : is_end ? width : DEVTOOLS_NEST_GAP_NS;
             double floor = q > 0 ? fwd[q - 1] + gap : (s->has_last ? s->last_ns + gap : -INFINITY);
             fwd[q] = time > floor ? time : floor;
         }
@@ -249,14 +249,15 @@ static double lay_out(devtools_entries *e, devtools_thread_state *s, const vor_t
         at[m - 1] = fwd[m - 1] < frame_end ? fwd[m - 1] : frame_end;
         for (uint32_t q = m - 1; q-- > 0;) {
             int next_end = (e->events[q + 1] & EVENT_END) != 0;
-            double gap = next_end && !(e->events[q] & EVENT_END) ? width : 0;
+            double gap = (e->events[q] & EVENT_END) ? 0 : next_end ? width : DEVTOOLS_NEST_GAP_NS;
             double cap = at[q + 1] - gap;
             at[q] = fwd[q] < cap ? fwd[q] : cap;
         }
         /* the first event may not move before the last one placed, nor before the frame
          * (unless it truly lies before it: a begin whose placement was forgotten) */
         int first_end = (e->events[0] & EVENT_END) != 0;
-        double least = s->has_last ? s->last_ns + (first_end && s->last_was_begin ? width : 0) : -INFINITY;
+        double first_gap = !s->last_was_begin ? 0 : first_end ? width : DEVTOOLS_NEST_GAP_NS;
+        double least = s->has_last ? s->last_ns + first_gap : -INFINITY;
         uint32_t x0 = e->events[0] >> 1;
         double t0 = (double)(first_end ? sc[x0].start_ns + duration_of(&sc[x0]) : sc[x0].start_ns);
         double frame_floor = t0 < (double)in->start_ns ? t0 : (double)in->start_ns;

@@ -20,7 +20,8 @@
  *    width of at least one clock step (`step_ns`, never under DEVTOOLS_MIN_WIDTH_NS), laid
  *    out per thread so that nesting stays exact: the thread's begins and ends, in the order
  *    they happened, get display times that never decrease, with a scope's end at least
- *    one width after its begin when nothing happened in between, and no other gap. A
+ *    one width after its begin when nothing happened in between, a begin at least
+ *    DEVTOOLS_NEST_GAP_NS after its parent's, and no other gap. A
  *    forward pass takes each event at max(its time, the previous display time + gap), a
  *    backward pass pulls the frame's events back so that none lies past the frame's end
  *    (steps are a resolution: a zero-length scope at the frame's last tick truly lies in
@@ -48,6 +49,10 @@
 /* The narrowest entry: Chrome's trace has 1 us resolution and rounds both ends, so two
  * microseconds keep every entry at least one trace microsecond wide. */
 #define DEVTOOLS_MIN_WIDTH_NS 2000.0
+/* A child begins at least this long after its parent: a parent and a child of the same
+ * span would be told apart only by the order they were made in, which the DevTools trace
+ * engine does not keep. */
+#define DEVTOOLS_NEST_GAP_NS 2000.0
 #define DEVTOOLS_THREAD_SLOTS 2048u /* power of two */
 
 /* One entry to show; devtools.js reads it by offset (24 bytes). */
