@@ -155,7 +155,11 @@ test('Module.vorDevtools.setEntryBudget sets it from the page; fast mode shows t
     const mine = results.ts.filter((e) => e.track === 'main' && f.start <= e.start && e.end <= f.end);
     assert.equal(mine.length, 40, `${f.name}: 40 entries`);
     assert.equal(mine.filter((e) => e.name === 'heavy').length, 1);
-    assert.equal(mine.filter((e) => e.name === 'long_leaf').length, 39, 'the longest ones');
+    // the 39 longest leaves: the long ones, unless a short one was preempted past 30 us (then it
+    // rightly takes a place)
+    const shorts = mine.filter((e) => e.name === 'short_leaf');
+    assert.equal(mine.filter((e) => e.name === 'long_leaf').length + shorts.length, 39);
+    for (const e of shorts) assert.ok(e.end - e.start >= 29, `a short leaf of ${e.end - e.start} us beat a 30 us one`);
   }
   assert.deepEqual(results.thrown, ['RangeError', 'RangeError', 'RangeError', 'RangeError', 'RangeError']);
 });
