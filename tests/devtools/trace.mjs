@@ -9,7 +9,7 @@
 //   const seen = await traceEngineEntries(events); // what the DevTools trace engine makes of them
 //   rec.dataLoss()                             // after stop(): Chrome's buffer overflowed
 //
-// Categories as in TOOLCHAIN: blink.user_timing (performance.measure/mark: async "b"/"e" pairs whose
+// Categories as a DevTools recording uses them: blink.user_timing (performance.measure/mark: async "b"/"e" pairs whose
 // args.detail is a JSON string), devtools.timeline (console.timeStamp: "TimeStamp" instant events
 // with args.data.{message,start,end,track,trackGroup,color}, start/end in trace microseconds) and
 // disabled-by-default-devtools.timeline (UpdateCounters, as a real recording has). Times below are
