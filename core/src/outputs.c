@@ -66,6 +66,8 @@ int vor_outputs_open_from_environment(void) {
         files += vor_capture_open(record, &options);
     }
 
-    if (trace && *trace) files += vor_chrome_trace_open(trace);
+    if (trace && *trace)
+        files += vor_chrome_trace_open(trace, &(vor_chrome_trace_options){positive_env("VOR_TRACE_EVERY"),
+                                                                          positive_env("VOR_TRACE_MAX_FRAMES"), 0});
     return files; /* session.c registers the exit hook that finishes them */
 }
