@@ -42,6 +42,7 @@ struct vor_capture_writer {
     int fd;
     uint64_t offset; /* bytes written to fd so far (vor_file_write_all keeps it) */
     char path[512];
+    char label[768]; /* the consumer's name: "VOR_RECORD=path", then what failed */
     vor_capture_options options;
     vor_record_encoder *encoder;
     LZ4_stream_t *lz4;
@@ -64,9 +65,10 @@ static int write_all(capture_writer *w, const uint8_t *p, size_t n) {
     return 0;
 }
 
-/* Reports a failed write once for this file: the capture stops there and keeps every
- * record written before (they read back). The program runs on. */
-static void report_write_failure(capture_writer *w, int error) {
+/* Puts what failed in the consumer's name, which consumers.c reports once for this
+ * file as it closes the capture: it stops there and keeps every record written before
+ * (they read back). The program runs on. */
+static void describe_write_failure(capture_writer *w, int error) {
     char limit[96] = "";
     if (error == EFBIG) {
         struct rlimit rl;
@@ -74,8 +76,8 @@ static void report_write_failure(capture_writer *w, int error) {
             snprintf(limit, sizeof limit, " (the next record would pass the file-size limit, ulimit -f, of %llu bytes)",
                      (unsigned long long)rl.rlim_cur);
     }
-    vor_log_each(VOR_LOG_CONSUMER_FAILED, "VOR_RECORD=%s: %s%s; recording stopped, the capture keeps its first %llu frames",
-                 w->path, strerror(error), limit, (unsigned long long)w->frames_written);
+    snprintf(w->label, sizeof w->label, "VOR_RECORD=%s: %s%s; recording stopped, the capture keeps its first %llu frames",
+             w->path, strerror(error), limit, (unsigned long long)w->frames_written);
 }
 
 /* Places `raw` after the previous records in history (moving the window if needed). */
@@ -159,7 +161,7 @@ static int writer_frame(void *state, const vor_frame_record *rec) {
     else if (flame) w->flame_frames_written++;
     if (!write_record(w)) {
         w->failed = 1;
-        report_write_failure(w, errno);
+        describe_write_failure(w, errno);
         return 1;
     }
     w->frames_written++;
@@ -171,7 +173,10 @@ static void writer_close(void *state) {
     if (w->fd >= 0 && !w->failed) {
         w->raw.size = 0;
         vor_encode_end(&w->raw);
-        if (!write_record(w)) report_write_failure(w, errno);
+        if (!write_record(w)) {
+            describe_write_failure(w, errno);
+            vor_log_each(VOR_LOG_CONSUMER_FAILED, "%s", w->label);
+        }
     }
     if (w->fd >= 0) close(w->fd);
     vor_record_encoder_free(w->encoder);
@@ -189,6 +194,7 @@ vor_capture_writer *vor_capture_writer_create(const char *path, const vor_captur
         return NULL;
     }
     snprintf(w->path, sizeof w->path, "%s", path);
+    snprintf(w->label, sizeof w->label, "VOR_RECORD=%s", path);
     w->options = *options;
     if (w->options.every == 0) w->options.every = 1;
     /* The stored length adds a few bytes to the decoded size: stay under the reader's limit. */
@@ -249,7 +255,7 @@ void vor_capture_writer_close(vor_capture_writer *w) {
 int vor_capture_open(const char *path, const vor_capture_options *options) {
     vor_capture_writer *w = vor_capture_writer_create(path, options);
     if (w == NULL) return 0;
-    vor_consumer c = {"capture writer", w, writer_frame, NULL, writer_close};
+    vor_consumer c = {w->label, w, writer_frame, NULL, writer_close};
     if (!vor_consumers_add(&c)) {
         writer_close(w);
         return 0;

@@ -32,6 +32,7 @@
 typedef struct outputs {
     const char *capture; /* NULL: not recorded */
     const char *trace;
+    const char *trace_every; /* VOR_TRACE_EVERY, or NULL */
 } outputs;
 
 static void record_past_the_limit(void *arg) {
@@ -45,6 +46,7 @@ static void record_past_the_limit(void *arg) {
         setenv("VOR_RECORD_FLAME", "1", 1);
     }
     if (o->trace) setenv("VOR_TRACE", o->trace, 1);
+    if (o->trace_every) setenv("VOR_TRACE_EVERY", o->trace_every, 1);
     vor_enable();
     /* About 230 KiB of capture and 25 MB of trace without the limit. */
     for (int f = 0; f < FRAMES; f++) {
@@ -105,12 +107,14 @@ static void check_trace_loads(const char *path) {
     trace_dump_free(&d);
 }
 
-/* Records with the outputs asked for, past the limit, in a child. */
+/* Records with the outputs asked for, past the limit, in a child. With both, the trace
+ * keeps 1 frame in 400, so the capture reaches the limit first (near frame 650) and the
+ * trace later (past frame 1000): each failure is reported, whichever came first. */
 static void at_the_limit(int capture, int trace) {
     char capture_path[512], trace_path[512];
     snprintf(capture_path, sizeof capture_path, "%s", safety_temp_path(".vor"));
     snprintf(trace_path, sizeof trace_path, "%s", safety_temp_path(".json"));
-    outputs o = {capture ? capture_path : NULL, trace ? trace_path : NULL};
+    outputs o = {capture ? capture_path : NULL, trace ? trace_path : NULL, capture && trace ? "400" : NULL};
     child_result r;
     run_child(record_past_the_limit, &o, &r);
     check_ran_on(&r);
@@ -122,6 +126,7 @@ static void at_the_limit(int capture, int trace) {
         check_one_message(&r, "VOR_TRACE=");
         check_trace_loads(trace_path);
     }
+    if (capture && trace) assert_true(strstr(r.err, "VOR_RECORD=") < strstr(r.err, "VOR_TRACE="));
     child_result_free(&r);
     unlink(capture_path);
     unlink(trace_path);
