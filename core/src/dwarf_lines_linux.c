@@ -133,7 +133,7 @@ static int build_unit_index(vor_dwarf_lines *d) {
         d->units[unit] = (unit_entry){dwarf_dieoffset(&unit_die), 0};
         d->n_units++;
     }
-    qsort(d->ranges, d->n_ranges, sizeof *d->ranges, compare_ranges);
+    if (d->n_ranges > 1) qsort(d->ranges, d->n_ranges, sizeof *d->ranges, compare_ranges);
     return 1;
 }
 

@@ -146,6 +146,19 @@ static void bad_input_gets_one_message(void **state) {
     }
 }
 
+static void a_file_whose_dwarf_describes_no_code_gives_no_lines(void **state) {
+    (void)state;
+    vor_module_symbols *m = open_ok(NAMES_DATA_PATH, "");
+    assert_true(vor_module_symbols_has_dwarf(m));
+    vor_symbol sym;
+    for (uint64_t address = 0; address < 0x10000; address += 0x10) {
+        vor_module_symbols_lookup(m, address, &sym); /* the C runtime's functions have names */
+        assert_string_equal(sym.file, "");
+        assert_int_equal(sym.line, 0);
+    }
+    vor_module_symbols_close(m);
+}
+
 static void a_tiny_dwarf_cache_gives_the_same_answers(void **state) {
     (void)state;
     uintptr_t lib_bias, program_bias = bias_of(dlopen(NULL, RTLD_NOW));
@@ -177,6 +190,7 @@ int main(void) {
         cmocka_unit_test(refuses_a_file_whose_build_id_is_not_the_expected_one),
         cmocka_unit_test(finds_a_stripped_files_symbols_in_a_debug_directory),
         cmocka_unit_test(bad_input_gets_one_message),
+        cmocka_unit_test(a_file_whose_dwarf_describes_no_code_gives_no_lines),
         cmocka_unit_test(a_tiny_dwarf_cache_gives_the_same_answers),
     };
     return cmocka_run_group_tests_name("symbolizer", tests, NULL, NULL);
