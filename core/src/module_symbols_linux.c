@@ -56,6 +56,7 @@ struct vor_module_symbols {
     char build_id[VOR_BUILD_ID_HEX_BYTES];
     function_entry *functions; /* sorted by address, one per address */
     uint32_t n_functions;
+    int full_symtab;           /* the index is from a .symtab, not .dynsym */
     const char *strings;       /* the string table the names point into */
     size_t strings_size;
     Elf *dwarf_elf;            /* the file with DWARF, NULL when none */
@@ -305,6 +306,7 @@ vor_module_symbols *vor_module_symbols_open(const char *path, const vor_module_s
         }
         if (m->dwarf_elf == NULL && has_dwarf(m->debug.elf)) m->dwarf_elf = m->debug.elf;
     }
+    m->full_symtab = symtab != NULL;
     if (symtab == NULL) symtab = find_symbols(m->main.elf, SHT_DYNSYM);
     if (symtab != NULL && !index_functions(m, symbols_elf, symtab)) {
         set_error(err, err_cap, "out of memory indexing its symbols");
@@ -329,6 +331,10 @@ const char *vor_module_symbols_build_id(const vor_module_symbols *m) {
 
 uint32_t vor_module_symbols_function_count(const vor_module_symbols *m) {
     return m->n_functions;
+}
+
+int vor_module_symbols_has_symtab(const vor_module_symbols *m) {
+    return m->full_symtab;
 }
 
 int vor_module_symbols_has_dwarf(const vor_module_symbols *m) {

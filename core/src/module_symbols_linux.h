@@ -64,6 +64,9 @@ VOR_HIDDEN void vor_module_symbols_close(vor_module_symbols *m);
 VOR_HIDDEN const char *vor_module_symbols_build_id(const vor_module_symbols *m);
 /* Functions in the index (symbol table entries of type function, aliases merged). */
 VOR_HIDDEN uint32_t vor_module_symbols_function_count(const vor_module_symbols *m);
+/* 1 when the index comes from a full symbol table (.symtab of the file or of its debug
+ * file); 0 when only the dynamic one was there (a stripped file: exported functions only). */
+VOR_HIDDEN int vor_module_symbols_has_symtab(const vor_module_symbols *m);
 /* 1 when the file (or its separate debug file) has DWARF to give files and lines. */
 VOR_HIDDEN int vor_module_symbols_has_dwarf(const vor_module_symbols *m);
 

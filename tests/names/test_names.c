@@ -2,7 +2,8 @@
  * symbol tables and DWARF. This program is linked without -rdynamic, so static, hidden
  * and inlined-and-outlined functions are in no dynamic symbol table, yet each is named
  * with its file and line; a shared object loaded with dlopen is named the same way; every
- * function site carries its module (path, build id, load address) and offset. A library
+ * function site carries its module (path, build id, load address) and offset. A stripped
+ * library names what it exports and says why the rest is module+offset; a library
  * replaced on disk after it was loaded is not used to name the code that was loaded.
  *
  * Expected values come from elsewhere than vor's own reading: build ids are fixed at link
@@ -90,6 +91,25 @@ static void start_recording(void) {
     recording_attach(64);
 }
 
+/* Calls the entry of the loaded names_lib copy `lib` in one recorded frame. */
+static const names_expected *record_library_frame(void *lib) {
+    names_lib_entry_fn entry = (names_lib_entry_fn)dlsym(lib, "names_lib_entry");
+    assert_non_null(entry);
+    start_recording();
+    const names_expected *functions = NULL;
+    entry(1, &functions);
+    vor_frame_mark();
+    return functions;
+}
+
+/* The site of a function named module+offset (`module`: the file's base name). */
+static const vor_site *find_unnamed_site(const char *module, void *lib, const void *address) {
+    char name[128];
+    unsigned calls;
+    snprintf(name, sizeof name, "%s+0x%llx", module, (unsigned long long)((uintptr_t)address - bias_of(lib)));
+    return find_site(&rec.frames[0], name, &calls);
+}
+
 static uint32_t program_module;
 
 static void static_hidden_and_inlined_functions_are_named_without_rdynamic(void **state) {
@@ -117,17 +137,27 @@ static void a_dlopened_library_is_named_and_its_module_recorded(void **state) {
     (void)state;
     void *lib = dlopen(NAMES_LIB_PATH, RTLD_NOW); /* never closed: sites outlive it */
     assert_non_null(lib);
-    names_lib_entry_fn entry = (names_lib_entry_fn)dlsym(lib, "names_lib_entry");
-    assert_non_null(entry);
-    start_recording();
-    const names_expected *functions = NULL;
-    entry(1, &functions);
-    vor_frame_mark();
+    const names_expected *functions = record_library_frame(lib);
     expected_module library = {"", NAMES_LIB_BUILD_ID, bias_of(lib)};
     assert_non_null(realpath(NAMES_LIB_PATH, library.path));
     uint32_t id = check_functions(&rec.frames[0], functions, NAMES_LIB_FUNCTIONS, "names_lib.c", &library);
     assert_int_not_equal(id, program_module);
     assert_true(vor_module_count() >= 2);
+}
+
+static void a_stripped_library_names_its_exported_functions_and_says_why(void **state) {
+    (void)state;
+    void *lib = dlopen(NAMES_LIB_STRIPPED_PATH, RTLD_NOW);
+    assert_non_null(lib);
+    const names_expected *functions = record_library_frame(lib);
+    unsigned calls;
+    const vor_site *exported = find_site(&rec.frames[0], "names_lib_entry", &calls); /* .dynsym */
+    assert_null(exported->file);
+    find_unnamed_site("names_lib_stripped.so", lib, functions[0].address);
+    assert_int_equal(vor_log_count(VOR_LOG_SYMBOLS_UNAVAILABLE), 1);
+    const char *message = captured.last_message[VOR_LOG_SYMBOLS_UNAVAILABLE];
+    assert_non_null(strstr(message, "names_lib_stripped.so is stripped"));
+    assert_non_null(strstr(message, &NAMES_LIB_BUILD_ID[2])); /* where its debug file would be */
 }
 
 /* Copies file `from` to `to` (replacing it by rename, as a build does). */
@@ -154,19 +184,11 @@ static void a_library_rebuilt_after_loading_does_not_name_the_loaded_code(void *
     void *lib = dlopen(path, RTLD_NOW);
     assert_non_null(lib);
     copy_file(NAMES_LIB_PATH, path); /* the same code with another build id, at the same path */
-    names_lib_entry_fn entry = (names_lib_entry_fn)dlsym(lib, "names_lib_entry");
-    start_recording();
-    const names_expected *functions = NULL;
-    entry(1, &functions);
-    vor_frame_mark();
+    const names_expected *functions = record_library_frame(lib);
 
     unsigned calls;
-    uintptr_t bias = bias_of(lib);
     /* The static function: module+offset, an offset addr2line takes for the original file. */
-    char expected_name[64];
-    snprintf(expected_name, sizeof expected_name, "libreplaced.so+0x%llx",
-             (unsigned long long)((uintptr_t)functions[0].address - bias));
-    const vor_site *s = find_site(&rec.frames[0], expected_name, &calls);
+    const vor_site *s = find_unnamed_site("libreplaced.so", lib, functions[0].address);
     assert_null(s->file);
     /* The exported one: from the dynamic symbol table of the loaded image. */
     find_site(&rec.frames[0], "names_lib_entry", &calls);
@@ -189,6 +211,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(static_hidden_and_inlined_functions_are_named_without_rdynamic, teardown),
         cmocka_unit_test_teardown(a_dlopened_library_is_named_and_its_module_recorded, teardown),
+        cmocka_unit_test_teardown(a_stripped_library_names_its_exported_functions_and_says_why, teardown),
         cmocka_unit_test_teardown(a_library_rebuilt_after_loading_does_not_name_the_loaded_code, teardown),
     };
     return cmocka_run_group_tests_name("names", tests, NULL, NULL);
