@@ -12,9 +12,9 @@
  *     being called back: it never delays other viewers or the loop.
  *   - lws writes, but does not read: after the handshake the viewer's socket is read by
  *     ws_input.c (strict RFC 6455 framing, which lws 4.1.6 does not enforce). So the close
- *     handshake is ours too: our close frame is written with LWS_WRITE_CLOSE, then the peer's
- *     close (seen by ws_input.c) or SERVER_ERROR_CLOSE_TIMEOUT_S ends the connection; after a
- *     protocol error (fail_fast) or the peer's own close it ends right after ours.
+ *     handshake is ours too: our close frame is framed here and written raw, then the peer's
+ *     close or end of stream (seen by ws_input.c) or SERVER_ERROR_CLOSE_TIMEOUT_S ends the
+ *     connection; after the peer's own close it ends right after ours.
  *   - Who may stream and who is stalled: viewer_slots.c. A viewer gets a slot once its request
  *     checked out (bad requests are refused at once, without waiting for a slot); a newcomer may
  *     wait up to SERVER_VIEWER_PENDING_MS for one. A viewer that ends gives its slot back at
