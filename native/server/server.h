@@ -121,7 +121,7 @@
  * that reads everything and waits at the end of a quiet capture answers its pings: it is never
  * stalled. TCP keepalive (60 s idle, 3 probes 10 s apart) ends connections whose peer vanished.
  * At most max_viewers (default 64) stream at once, at most max_viewers_per_address (default half)
- * from one address. A newcomer that finds no slot waits up to 0.7 s: viewers in its way that
+ * from one address. A newcomer that finds no slot waits up to 0.9 s: viewers in its way that
  * have been stalled for 0.4 s (or 0.4 s without answering a ping sent then) are dropped to make
  * room, so while a stalled viewer holds a slot a newcomer gets in within a second; otherwise it
  * gets an error and close 1013 "too many viewers".

@@ -65,7 +65,9 @@ enum {
     CONN_FDS_VIEWER = 3,                /* a viewer: socket, its reader's copy, the capture */
     /* Viewers (viewer_slots.c) */
     SERVER_VIEWER_EVICT_MS = 400,       /* stalled this long, a viewer gives its slot to a newcomer */
-    SERVER_VIEWER_PENDING_MS = 700,     /* a newcomer waits this long for a slot, then 1013 */
+    SERVER_VIEWER_PENDING_MS = 900,     /* a newcomer waits this long for a slot, then 1013: room
+                                         * for one ping to be sent and go unanswered (2 x
+                                         * SERVER_VIEWER_EVICT_MS) plus a check period */
     SERVER_VIEWER_PRESSURE_TICK_MS = 50 /* slot checks while newcomers wait */
 };
 
