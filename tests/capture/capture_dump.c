@@ -1,5 +1,7 @@
 /* capture_dump.c: prints every frame of a capture as one JSON object per line, with names
- * resolved (test helper: the independent reader's output is compared with this). */
+ * resolved ("site N" / "thread N" for undeclared ids, docs/FORMAT.md §4.1), then one line
+ * with the damage the reader skipped and whether the capture ended properly (test helper:
+ * the independent reader's output is compared with this). */
 #include <math.h>
 #include <stdio.h>
 
@@ -54,26 +56,43 @@ int main(int argc, char **argv) {
             putchar(':');
             json_string(c->unit);
         }
-        printf("},\"scopes\":[");
+        printf("},\"drops\":[");
+        for (uint32_t i = 0; i < f.n_drops; i++)
+            printf("%s[%u,%u,%llu]", i ? "," : "", f.drops[i].cause, f.drops[i].thread_id,
+                   (unsigned long long)f.drops[i].count);
+        printf("],\"scopes\":[");
         int first = 1;
         for (uint32_t t = 0; t < f.n_threads; t++) {
             const vor_reader_thread *th = vor_reader_get_thread(r, f.threads[t].thread_id);
-            for (uint32_t i = 0; i < f.threads[t].n_scopes; i++) {
+            char thread_name[32], site_name[32];
+            snprintf(thread_name, sizeof thread_name, "thread %u", f.threads[t].thread_id);
+            for (uint32_t i = 0; i < f.threads[t].n_scopes + f.threads[t].n_open; i++) {
                 const vor_reader_scope *s = &f.threads[t].scopes[i];
                 const vor_reader_site *site = vor_reader_get_site(r, s->site_id);
+                snprintf(site_name, sizeof site_name, "site %u", s->site_id);
                 if (!first) putchar(',');
                 first = 0;
                 putchar('[');
-                json_string(th ? th->name : "?");
+                json_string(th ? th->name : thread_name);
                 putchar(',');
-                json_string(site ? site->name : "?");
+                json_string(site ? site->name : site_name);
                 printf(",%u,%lld,%lld,", s->depth, (long long)s->start_ns, (long long)s->duration_ns);
-                json_string(site ? site->file : "?");
-                printf(",%u]", site ? site->line : 0);
+                json_string(site ? site->file : "");
+                long long parent = s->parent == VOR_PARENT_NONE ? -1LL : s->parent == VOR_PARENT_UNKNOWN ? -2LL : (long long)s->parent;
+                printf(",%u,%lld,%u]", site ? site->line : 0, parent, s->flags);
             }
         }
         printf("]}\n");
     }
+    printf("{\"end\":{\"finished\":%s,\"damage\":[", vor_reader_finished(r) ? "true" : "false");
+    for (uint32_t i = 0; i < vor_reader_damage_count(r); i++) {
+        vor_reader_damage d;
+        if (!vor_reader_get_damage(r, i, &d)) break;
+        printf("%s[%llu,%llu]", i ? "," : "", (unsigned long long)d.offset, (unsigned long long)d.length);
+        fprintf(stderr, "damaged record at byte %llu (%llu bytes skipped): %s\n", (unsigned long long)d.offset,
+                (unsigned long long)d.length, d.problem);
+    }
+    printf("]}}\n");
     int rc = st == VOR_READ_ERROR ? 2 : 0;
     if (rc) fprintf(stderr, "%s\n", vor_reader_error(r));
     vor_reader_close(r);
