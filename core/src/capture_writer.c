@@ -33,7 +33,7 @@ struct vor_capture_writer {
     char path[512];
     vor_capture_options options;
     vor_record_encoder *encoder;
-    void *lz4_state; /* LZ4_sizeofState() bytes: each record is compressed alone */
+    LZ4_stream_t *lz4; /* reset for each record: each is compressed alone */
     vor_out raw;     /* the decoded record being written */
     vor_out framed;  /* [u32 size][u16 size check][u32 CRC-32C][LZ4 block or the record itself] */
     uint64_t frames_seen, flame_frames_written, flame_frames_dropped;
@@ -56,7 +56,7 @@ static int write_all(int fd, const uint8_t *p, size_t n) {
 
 /* Frames w->raw as one record and appends it to the file with one write. */
 static int write_record(capture_writer *w) {
-    if (!vor_frame_capture_record(w->raw.data, w->raw.size, w->lz4_state, &w->framed)) {
+    if (!vor_frame_capture_record(w->raw.data, w->raw.size, w->lz4, &w->framed)) {
         errno = ENOMEM;
         return 0;
     }
@@ -94,7 +94,7 @@ static void writer_close(void *state) {
     }
     if (w->fd >= 0) close(w->fd);
     vor_record_encoder_free(w->encoder);
-    free(w->lz4_state);
+    if (w->lz4) LZ4_freeStream(w->lz4);
     free(w->raw.data);
     free(w->framed.data);
     free(w);
@@ -128,9 +128,9 @@ vor_capture_writer *vor_capture_writer_create(const char *path, const vor_captur
     w->raw.max_capacity = VOR_READER_MAX_RECORD_BYTES - 32;
     w->framed.max_capacity = (size_t)LZ4_compressBound((int)VOR_READER_MAX_RECORD_BYTES) + 32;
     w->encoder = vor_record_encoder_new();
-    w->lz4_state = malloc((size_t)LZ4_sizeofState());
+    w->lz4 = LZ4_createStream();
     w->fd = -1;
-    if (w->encoder == NULL || w->lz4_state == NULL) {
+    if (w->encoder == NULL || w->lz4 == NULL) {
         vor_log(VOR_LOG_OUT_OF_MEMORY, "capture writer");
         writer_close(w);
         return NULL;

@@ -509,7 +509,7 @@ void vor_encode_end(vor_out *out) {
 
 /* ---- Framing ---------------------------------------------------------------------------- */
 
-int vor_frame_capture_record(const uint8_t *raw, size_t n, void *lz4_state, vor_out *framed) {
+int vor_frame_capture_record(const uint8_t *raw, size_t n, void *lz4_stream, vor_out *framed) {
     framed->size = 0;
     int bound = LZ4_compressBound((int)n);
     if (bound <= 0 || !vor_out_reserve(framed, VOR_RECORD_HEAD_BYTES + 10 + (size_t)bound)) return 0;
@@ -522,7 +522,10 @@ int vor_frame_capture_record(const uint8_t *raw, size_t n, void *lz4_state, vor_
         if (v < 0x80) break;
     }
     uint8_t *block = p + VOR_RECORD_HEAD_BYTES + d_len;
-    int c = LZ4_compress_fast_extState(lz4_state, (const char *)raw, (char *)block, (int)n, bound, 1);
+    /* A stream reset before each record: a block that refers to nothing before it, without
+     * the 16 KiB clear that LZ4_compress_fast_extState does on every call. */
+    LZ4_resetStream_fast((LZ4_stream_t *)lz4_stream);
+    int c = LZ4_compress_fast_continue((LZ4_stream_t *)lz4_stream, (const char *)raw, (char *)block, (int)n, bound, 1);
     size_t body;
     uint32_t size_field;
     if (c > 0 && d_len + (size_t)c < n) {

@@ -43,8 +43,9 @@ VOR_HIDDEN void vor_encode_end(vor_out *out);
 
 /* Frames `raw` (a decoded record) as one 1.1 record into `framed` (emptied first):
  * [u32 size][u16 size check][u32 record check][body], the body being `raw` compressed
- * alone with LZ4 when that makes it smaller, else `raw` itself. `lz4_state` is scratch of
- * LZ4_sizeofState() bytes. Returns 0 when `framed` cannot hold it. */
-VOR_HIDDEN int vor_frame_capture_record(const uint8_t *raw, size_t n, void *lz4_state, vor_out *framed);
+ * alone with LZ4 when that makes it smaller, else `raw` itself. `lz4_stream` is an
+ * LZ4_stream_t from LZ4_createStream(), reset for each record. Returns 0 when `framed`
+ * cannot hold it. */
+VOR_HIDDEN int vor_frame_capture_record(const uint8_t *raw, size_t n, void *lz4_stream, vor_out *framed);
 
 #endif /* VOR_RECORD_ENCODER_H */

@@ -1,5 +1,7 @@
 #!/bin/sh
 # The reference reader (capture_dump) and the independent Python reader written from
-# docs/FORMAT.md agree on real captures, damaged copies and the 1.0 capture in data/.
+# docs/FORMAT.md agree on real captures, damaged copies, the 1.0 capture in data/ and a
+# capture with open scopes, drops and modules. Arguments: training_loop capture_dump
+# test_capture_format.
 set -eu
-exec /usr/bin/python3 "$(dirname "$0")/compare_readers.py" "$1" "$2"
+exec /usr/bin/python3 "$(dirname "$0")/compare_readers.py" "$1" "$2" "$3"

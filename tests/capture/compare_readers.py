@@ -4,10 +4,12 @@ from docs/FORMAT.md (independent_reader.py) must print the same thing for:
   - a 1.1 capture the example writes (flame frames on every second frame);
   - copies of it with damage: a body byte, a size byte, a size forged to point past the end
     with a valid size check, two damaged records in a row, a torn tail;
-  - the 1.0 capture in data/, which must also read exactly as the 1.0 reader read it.
+  - the 1.0 capture in data/, which must also read exactly as the 1.0 reader read it;
+  - a capture with open scopes, unwound scopes, drops by cause, modules and ids never
+    declared, written by the real writer from frame records built by test_capture_format.
 Damage must cost the damaged records only, reported at their offsets.
 
-Usage: compare_readers.py EXAMPLE CAPTURE_DUMP
+Usage: compare_readers.py EXAMPLE CAPTURE_DUMP TEST_CAPTURE_FORMAT
 """
 import json
 import os
@@ -20,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from independent_reader import crc32c  # noqa: E402
 
-example, dump = sys.argv[1], sys.argv[2]
+example, dump, crafter = sys.argv[1], sys.argv[2], sys.argv[3]
 
 
 def lines(cmd):
@@ -30,9 +32,9 @@ def lines(cmd):
     return [json.loads(line) for line in out.stdout.decode().splitlines()]
 
 
-def both(path):
-    a = lines([dump, path])
-    b = lines(["/usr/bin/python3", os.path.join(HERE, "independent_reader.py"), path])
+def both(path, full=True):
+    a = lines([dump, "--full", path] if full else [dump, path])
+    b = lines(["/usr/bin/python3", os.path.join(HERE, "independent_reader.py")] + (["--full"] if full else []) + [path])
     if a != b:
         if len(a) != len(b):
             raise SystemExit("%s: frame counts differ: %d vs %d" % (path, len(a), len(b)))
@@ -116,11 +118,19 @@ assert len(got) == 41 and got[-1] == {"end": {"finished": False, "damage": []}},
 
 # Format 1.0: both readers agree, and read what the 1.0 reader read.
 old = os.path.join(HERE, "data", "capture-1.0.vor")
-got = both(old)
+both(old)
 want = [json.loads(line) for line in open(os.path.join(HERE, "data", "capture-1.0.jsonl"))]
-projected = [{k: v for k, v in f.items() if k != "drops"} for f in got[:-1]]
-for f in projected:
-    f["scopes"] = [s[:7] for s in f["scopes"]]
-assert projected == want, "the 1.0 capture reads differently from the 1.0 reader"
-print("readers agree on %d frames (%d scopes), 8 damaged copies, a torn tail and the 1.0 capture"
+assert both(old, full=False) == want, "the 1.0 capture reads differently from the 1.0 reader"
+# Open scopes, unwound scopes, drops, modules, undeclared ids (2^32 - 1).
+crafted = os.path.join(tmp, "crafted.vor")
+subprocess.run([crafter, "--write", crafted], stdout=subprocess.DEVNULL, check=True)
+got = both(crafted)
+both(crafted, full=False)
+scopes = got[0]["scopes"]
+assert [s[8] for s in scopes] == [0, 2, 0, 1, 1], scopes  # flags: unwound, open
+assert [s[7] for s in scopes] == [2, 2, 3, -1, -1], scopes  # parents
+assert scopes[4][:2] == ["thread 4294967295", "site 4294967295"], scopes[4]
+assert got[0]["drops"] and got[0]["dropped"] == 5, got[0]
+
+print("readers agree on %d frames (%d scopes), 8 damaged copies, a torn tail, the 1.0 capture and a crafted one"
       % (len(good) - 1, sum(len(f["scopes"]) for f in good[:-1])))

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """independent_reader.py: a .vor reader written from docs/FORMAT.md alone, in Python with
 python3-lz4, as a check that the specification is complete. It reads format 1.0 and 1.1,
-and prints the same JSON lines as capture_dump (frames with names resolved, then one line
-with the damage found and whether the capture ended properly); the tests compare the two.
+and prints the same JSON lines as capture_dump (frames with names resolved; with --full,
+drops, parents, flags, open scopes and a last line with the damage found and whether the
+capture ended properly); the tests compare the two.
 
-Usage: independent_reader.py FILE
+Usage: independent_reader.py [--full] FILE
 """
 import json
 import math
@@ -457,15 +458,24 @@ class Capture:
         return out
 
 
-def read(path):
+def read(path, full):
     data = open(path, "rb").read()
     cap = Capture(data, path)
     pos = cap.header()
     records = cap.records_1_1(pos) if cap.minor >= 1 else cap.records_1_0(pos)
     for frame in records:
+        if not full:
+            del frame["drops"]
+            frame["scopes"] = [s[:7] for s in frame["scopes"] if not s[8] & 1]
         print(json.dumps(frame))
-    print(json.dumps({"end": {"finished": cap.finished, "damage": cap.damage}}))
+    if full:
+        print(json.dumps({"end": {"finished": cap.finished, "damage": cap.damage}}))
 
 
 if __name__ == "__main__":
-    read(sys.argv[1])
+    if len(sys.argv) == 3 and sys.argv[1] == "--full":
+        read(sys.argv[2], True)
+    elif len(sys.argv) == 2:
+        read(sys.argv[1], False)
+    else:
+        raise SystemExit("usage: independent_reader.py [--full] FILE")
