@@ -97,6 +97,7 @@ static int window_reserve(vor_reader *r, size_t capacity) {
 
 int vor_reader_feed(vor_reader *r, const void *bytes, size_t n) {
     if (r == NULL || !r->is_memory || r->state < 0) return 0;
+    if (r->finished) return 1; /* nothing after an end record is read: not kept either */
     window_discard_before(r, r->offset);
     size_t pending = r->window_size - (size_t)(r->offset - r->window_offset);
     if (pending + n > (size_t)VOR_READER_MAX_RECORD_BYTES + MEMORY_SLACK_BYTES) return 0;

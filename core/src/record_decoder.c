@@ -355,7 +355,7 @@ static reader_decode_status read_flame(decode *d, uint64_t at, vor_reader_frame 
         if (!grow_frame_array((void **)&r->scopes, &r->scopes_capacity, total + n + n_open, sizeof *r->scopes,
                               VOR_READER_MAX_RECORD_BYTES / 2))
             return out_of_memory(d, at, "scopes");
-        vor_reader_scope *scopes = &r->scopes[total];
+        vor_reader_scope *scopes = r->scopes ? r->scopes + total : NULL; /* NULL: no scope yet, none here */
         int64_t prev = f->start_ns;
         for (uint64_t i = 0; i < n; i++)
             if (!read_ended_scope(d, &prev, &scopes[i])) return malformed(d, "malformed scope in a flame frame");
@@ -374,7 +374,7 @@ static reader_decode_status read_flame(decode *d, uint64_t at, vor_reader_frame 
         }
         /* The parent rule (§4.5), the one implementation every reader uses. */
         uint32_t last_at[VOR_MAX_DEPTH];
-        vor_scopes_link_parents(scopes, (uint32_t)n, (uint32_t)n_open, last_at, VOR_MAX_DEPTH);
+        if (n + n_open > 0) vor_scopes_link_parents(scopes, (uint32_t)n, (uint32_t)n_open, last_at, VOR_MAX_DEPTH);
         r->frame_threads[t] = (vor_reader_thread_scopes){(uint32_t)id, (uint32_t)n, NULL, (uint32_t)n_open};
         total += n + n_open;
         ended += n;

@@ -35,7 +35,8 @@ typedef struct read_result {
     uint64_t index[FRAMES + 4];
     uint64_t digest[FRAMES + 4];
     uint64_t damage_count;
-    vor_reader_damage first_damage;
+    vor_reader_damage first_damage; /* its problem points into `problem` */
+    char problem[128];
     int finished;
     char error[256];
 } read_result;
@@ -53,7 +54,10 @@ static void read_all(vor_reader *r, read_result *out) {
     out->last = st;
     snprintf(out->error, sizeof out->error, "%s", vor_reader_error(r));
     out->damage_count = vor_reader_damage_count(r);
-    vor_reader_get_damage(r, 0, &out->first_damage);
+    if (vor_reader_get_damage(r, 0, &out->first_damage)) {
+        snprintf(out->problem, sizeof out->problem, "%s", out->first_damage.problem);
+        out->first_damage.problem = out->problem;
+    }
     out->finished = vor_reader_finished(r);
 }
 
@@ -287,6 +291,16 @@ static void nothing_after_an_end_record_is_read(void **state) {
     assert_int_equal(got.n_frames, FRAMES);
     assert_int_equal(got.damage_count, 0);
     assert_int_equal(got.finished, 1);
+    /* A stream that goes on after the end: taken and dropped, memory stays bounded. */
+    vor_reader *r = vor_reader_open_memory();
+    assert_int_equal(vor_reader_feed(r, sample.bytes, sample.size), 1);
+    vor_reader_frame f;
+    while (vor_reader_next(r, &f) == VOR_READ_FRAME) continue;
+    assert_int_equal(vor_reader_finished(r), 1);
+    static uint8_t chunk[1 << 20];
+    for (int i = 0; i < 80; i++) assert_int_equal(vor_reader_feed(r, chunk, sizeof chunk), 1);
+    assert_int_equal(vor_reader_next(r, &f), VOR_READ_NOTHING_YET);
+    vor_reader_close(r);
     free(twice);
 }
 

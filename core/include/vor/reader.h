@@ -198,7 +198,8 @@ VOR_API vor_reader *vor_reader_open_memory(void);
 
 /* Appends bytes to a memory reader. Returns 1, or 0 if they were not taken: this is not a
  * memory reader, it is in the error state, or more than VOR_READER_MAX_RECORD_BYTES +
- * 1 MiB would be waiting undecoded (read frames, then feed the rest). */
+ * 1 MiB would be waiting undecoded (read frames, then feed the rest). Bytes fed after
+ * the end record was read are accepted and dropped (nothing after it is read). */
 VOR_API int vor_reader_feed(vor_reader *r, const void *bytes, size_t n);
 
 /* Reads the next frame (see the introduction). */
