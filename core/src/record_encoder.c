@@ -52,9 +52,9 @@ typedef struct id_list {
 
 /* A user column's recent history, as of the last record written. */
 typedef struct user_history {
-    uint64_t bits;  /* its value in the last record that listed it */
-    uint32_t same;  /* consecutive frames (consecutive indexes, all written) ending there with this value */
-    int listed;     /* listed in the last record */
+    uint64_t bits;      /* its value in the last record that listed it */
+    uint64_t listed_in; /* that record's number (records counted from 1) */
+    uint32_t same;      /* consecutive frames (consecutive indexes, all written) ending there with this value */
 } user_history;
 
 /* One kind of declaration: what this record declares for the first time, and what the
@@ -65,6 +65,7 @@ typedef struct declaration_lists {
 
 struct vor_record_encoder {
     int started;
+    uint64_t records; /* records written */
     uint64_t prev_index;
     uint32_t n_system;
     user_history user[MAX_COLUMNS];
@@ -341,7 +342,7 @@ static uint64_t bits_of(double v) {
 static int value_unchanged(const vor_record_encoder *e, const vor_frame_record *rec, uint32_t id, uint64_t bits) {
     if (id >= MAX_COLUMNS || !e->started || rec->index != e->prev_index + 1) return 0;
     const user_history *h = &e->user[id];
-    return h->listed && h->bits == bits && h->same >= 2;
+    return h->listed_in == e->records && h->bits == bits && h->same >= 2;
 }
 
 static void write_flame(const vor_frame_record *rec, vor_out *out) {
@@ -431,21 +432,20 @@ static void swap_lists(declaration_lists *l) {
 
 static void commit(vor_record_encoder *e, const vor_frame_record *rec) {
     int consecutive = e->started && rec->index == e->prev_index + 1;
-    uint8_t listed_now[MAX_COLUMNS / 8 + 1] = {0};
     for (uint32_t u = 0; u < rec->n_user; u++) {
         uint32_t id = rec->user[u].column_id;
         if (id >= MAX_COLUMNS) continue;
         user_history *h = &e->user[id];
         uint64_t bits = bits_of(rec->user[u].value);
-        if (consecutive && h->listed && h->bits == bits) {
+        if (consecutive && h->listed_in == e->records && h->bits == bits) {
             if (h->same < 0xFFFFFFFFu) h->same++;
         } else {
             h->same = 1;
         }
         h->bits = bits;
-        bit_set(listed_now, id, 1);
+        h->listed_in = e->records + 1;
     }
-    for (uint32_t id = 0; id < MAX_COLUMNS; id++) e->user[id].listed = bit_get(listed_now, id);
+    e->records++;
     e->started = 1;
     e->prev_index = rec->index;
 
