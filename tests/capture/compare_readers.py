@@ -6,7 +6,8 @@ from docs/FORMAT.md (independent_reader.py) must print the same thing for:
     with a valid size check, two damaged records in a row, a torn tail;
   - the 1.0 capture in data/, which must also read exactly as the 1.0 reader read it;
   - a capture with open scopes, unwound scopes, drops by cause, modules and ids never
-    declared, written by the real writer from frame records built by test_capture_format.
+    declared, written by the real writer from frame records built by test_capture_format;
+  - records built byte by byte that break the rules of FORMAT.md section 5.
 Damage must cost the damaged records only, reported at their offsets.
 
 Usage: compare_readers.py EXAMPLE CAPTURE_DUMP TEST_CAPTURE_FORMAT
@@ -132,5 +133,13 @@ assert [s[7] for s in scopes] == [2, 2, 3, -1, -1], scopes  # parents
 assert scopes[4][:2] == ["thread 4294967295", "site 4294967295"], scopes[4]
 assert got[0]["drops"] and got[0]["dropped"] == 5, got[0]
 
-print("readers agree on %d frames (%d scopes), 8 damaged copies, a torn tail, the 1.0 capture and a crafted one"
+# Records that break the rules of FORMAT.md section 5 cost those records only, in both.
+rules = os.path.join(tmp, "rules.vor")
+subprocess.run([crafter, "--write-rules", rules], stdout=subprocess.DEVNULL, check=True)
+got = both(rules)
+assert [f["index"] for f in got[:-1]] == [0, 1, 2, 3], got
+assert len(got[-1]["end"]["damage"]) == 5 and got[-1]["end"]["finished"], got[-1]
+assert "column " in "".join(got[-2]["values"]), got[-2]
+
+print("readers agree on %d frames (%d scopes), 8 damaged copies, a torn tail, the 1.0 capture, a crafted one and one that breaks the rules"
       % (len(good) - 1, sum(len(f["scopes"]) for f in good[:-1])))

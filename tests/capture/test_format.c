@@ -9,12 +9,19 @@
  * them (open scopes after the ended ones, drops by cause), and handed to a capture writer
  * (vor_capture_writer_*), as the session's consumer list would.
  *
- * `test_capture_format --write PATH` writes the same capture to PATH and exits: the
- * independent reader is compared with the reference reader on it (compare_readers.py).
+ * The rules a reader enforces (docs/FORMAT.md §5) are checked on records built byte by
+ * byte, each framed as the writer frames records.
+ *
+ * `test_capture_format --write PATH` writes the crafted capture to PATH and exits, and
+ * `--write-rules PATH` the one that breaks the rules: the independent reader is compared
+ * with the reference reader on both (compare_readers.py).
  */
+#include "capture_format.h"
 #include "capture_support.h"
 #include "capture_writer.h"
+#include "record_encoder.h"
 
+#include <lz4.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,8 +375,159 @@ static void what_one_and_two_lost_records_cost(void **state) {
     free(bytes);
 }
 
+/* ---- Rules a reader enforces, on records built by hand ---- */
+
+static uint32_t n_system_columns(void) {
+    uint32_t n = 0;
+    vor_system_columns(&n);
+    return n;
+}
+
+/* Kind, flags, index, start, duration, overhead 0. */
+static void frame_head(vor_out *o, uint64_t flags, uint64_t index, uint64_t start, uint64_t duration) {
+    vor_out_u8(o, VOR_RECORD_FRAME);
+    vor_out_varint(o, flags);
+    vor_out_varint(o, index);
+    vor_out_varint(o, start);
+    vor_out_varint(o, duration);
+    vor_out_varint(o, 0);
+}
+
+/* System values (all present, 0) and `n_user` user values for columns S, S+1, ... */
+static void frame_values(vor_out *o, uint32_t n_user) {
+    for (uint32_t c = 1; c < n_system_columns(); c++) vor_out_svarint(o, 0);
+    vor_out_varint(o, n_user);
+    for (uint32_t u = 0; u < n_user; u++) {
+        vor_out_varint(o, 0);
+        vor_out_full_f64(o, 1.5 + u);
+    }
+}
+
+typedef struct rule_capture {
+    vor_out bytes;
+    size_t offsets[16];
+    uint32_t n;
+} rule_capture;
+
+static void add_record(rule_capture *c, vor_out *raw) {
+    LZ4_stream_t *lz4 = LZ4_createStream();
+    vor_out framed = {NULL, 0, 0, 1u << 20, 0};
+    assert_int_equal(vor_frame_capture_record(raw->data, raw->size, lz4, &framed), 1);
+    c->offsets[c->n++] = c->bytes.size;
+    vor_out_bytes(&c->bytes, framed.data, framed.size);
+    free(framed.data);
+    LZ4_freeStream(lz4);
+    raw->size = 0;
+}
+
+/* Records 1, 3, 6, 7 and 8 break a rule; 4 is a kind this reader does not know; 5 has a
+ * flag this reader does not know, and a section after what it knows; 9 has a value for a
+ * column never declared. */
+static void build_rule_capture(rule_capture *c) {
+    memset(c, 0, sizeof *c);
+    c->bytes.max_capacity = 1u << 20;
+    vor_capture_header_info info = {1, 0, "vor test", "rules", 1};
+    vor_encode_capture_header(&c->bytes, &info);
+    uint32_t S = n_system_columns();
+    vor_out r = {NULL, 0, 0, 1u << 20, 0};
+    frame_head(&r, 0, 0, 0, 1000); /* 0: fine */
+    frame_values(&r, 0);
+    add_record(c, &r);
+    frame_head(&r, VOR_FRAME_PRESENCE, 1, 1000, 1000); /* 1: a presence bit at S */
+    vor_out_varint(&r, (1u << S) | 1u);
+    frame_values(&r, 0);
+    add_record(c, &r);
+    frame_head(&r, 0, 1, 1000, 1000); /* 2: fine */
+    frame_values(&r, 0);
+    add_record(c, &r);
+    frame_head(&r, 0, 1, 2000, 1000); /* 3: index 1 again */
+    frame_values(&r, 0);
+    add_record(c, &r);
+    vor_out_u8(&r, 9); /* 4: an unknown kind */
+    vor_out_varint(&r, 12345);
+    add_record(c, &r);
+    frame_head(&r, 0x10, 2, 2000, 1000); /* 5: an unknown flag; its section follows */
+    frame_values(&r, 0);
+    vor_out_bytes(&r, "\xff\xff\xff", 3);
+    add_record(c, &r);
+    frame_head(&r, 0, 3, (uint64_t)INT64_MAX, 1); /* 6: start + duration past 2^63 - 1 */
+    frame_values(&r, 0);
+    add_record(c, &r);
+    frame_head(&r, VOR_FRAME_FLAME, 3, 3000, 1000); /* 7: 257 open scopes on a thread */
+    frame_values(&r, 0);
+    vor_out_varint(&r, 1);
+    vor_out_varint(&r, 0);
+    vor_out_varint(&r, 0);
+    vor_out_varint(&r, 257);
+    for (int k = 0; k < 257; k++) {
+        vor_out_varint(&r, 1);
+        vor_out_svarint(&r, 0);
+    }
+    add_record(c, &r);
+    frame_head(&r, VOR_FRAME_FLAME, 3, 3000, 1000); /* 8: a scope of site 0 */
+    frame_values(&r, 0);
+    vor_out_varint(&r, 1);
+    vor_out_varint(&r, 0);
+    vor_out_varint(&r, 1);
+    vor_out_varint(&r, 0);
+    vor_out_varint(&r, 0);
+    vor_out_varint(&r, 2);
+    vor_out_svarint(&r, 0);
+    vor_out_varint(&r, 10);
+    add_record(c, &r);
+    frame_head(&r, 0, 3, 3000, 1000); /* 9: a value for column S, never declared */
+    frame_values(&r, 1);
+    add_record(c, &r);
+    vor_encode_end(&r);
+    add_record(c, &r);
+    free(r.data);
+}
+
+static void rules_a_reader_enforces_cost_the_record_that_breaks_them(void **state) {
+    (void)state;
+    rule_capture c;
+    build_rule_capture(&c);
+    vor_reader *r = vor_reader_open_memory();
+    assert_int_equal(vor_reader_feed(r, c.bytes.data, c.bytes.size), 1);
+    vor_reader_frame f;
+    uint64_t want[] = {0, 1, 2, 3};
+    for (size_t i = 0; i < 4; i++) {
+        assert_int_equal(vor_reader_next(r, &f), VOR_READ_FRAME);
+        assert_int_equal(f.index, want[i]);
+    }
+    /* The value of the column never declared: "column S". */
+    assert_int_equal(f.n_values, n_system_columns() + 1);
+    const vor_reader_column *col = vor_reader_get_column(r, f.values[f.n_values - 1].column_id);
+    char name[32];
+    snprintf(name, sizeof name, "column %u", n_system_columns());
+    assert_string_equal(col->name, name);
+    assert_true(f.values[f.n_values - 1].value == 1.5);
+    assert_int_equal(vor_reader_next(r, &f), VOR_READ_NOTHING_YET);
+    assert_int_equal(vor_reader_finished(r), 1);
+    const uint32_t damaged[] = {1, 3, 6, 7, 8};
+    const char *problems[] = {"system columns the header does not have", "does not follow", "frame end out of range",
+                              "malformed flame frame", "malformed scope"};
+    assert_int_equal(vor_reader_damage_count(r), 5);
+    for (uint32_t i = 0; i < 5; i++) {
+        vor_reader_damage d;
+        assert_int_equal(vor_reader_get_damage(r, i, &d), 1);
+        assert_int_equal(d.offset, c.offsets[damaged[i]]);
+        assert_int_equal(d.length, c.offsets[damaged[i] + 1] - c.offsets[damaged[i]]);
+        if (strstr(d.problem, problems[i]) == NULL) fail_msg("damage %u: %s", i, d.problem);
+    }
+    vor_reader_close(r);
+    free(c.bytes.data);
+}
+
 int main(int argc, char **argv) {
     vor_calibrate(); /* with the real clock (the tests use a fake one): a cost to write */
+    if (argc == 3 && strcmp(argv[1], "--write-rules") == 0) {
+        rule_capture c;
+        build_rule_capture(&c);
+        write_file(argv[2], c.bytes.data, c.bytes.size);
+        free(c.bytes.data);
+        return 0;
+    }
     if (argc == 3 && strcmp(argv[1], "--write") == 0) {
         crafted c;
         write_crafted(argv[2], &c);
@@ -381,6 +539,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_teardown(open_scopes_unwound_scopes_parents_and_drops, capture_teardown),
         cmocka_unit_test_teardown(frame_view_version_2_carries_open_scopes_parents_flags_and_drops, capture_teardown),
         cmocka_unit_test_teardown(what_one_and_two_lost_records_cost, capture_teardown),
+        cmocka_unit_test_teardown(rules_a_reader_enforces_cost_the_record_that_breaks_them, capture_teardown),
     };
     return cmocka_run_group_tests_name("capture format 1.1", tests, NULL, NULL);
 }
