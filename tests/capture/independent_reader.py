@@ -328,8 +328,8 @@ class Capture:
             index = exp_index + r.varint()
             start = exp_start + r.svarint()
         duration, overhead = r.varint(), r.varint()
-        if start >= 1 << 63 or duration >= 1 << 63 or overhead >= 1 << 63 or start + duration >= 1 << 63 \
-                or index >= 1 << 64:
+        if not -(1 << 63) <= start < 1 << 63 or duration >= 1 << 63 or overhead >= 1 << 63 \
+                or start + duration >= 1 << 63 or index >= 1 << 64:
             raise Malformed("times")
         if flags & 1:
             self.declarations(r, v11)
@@ -380,7 +380,10 @@ class Capture:
             dropped = r.varint()
             if v11:
                 for _ in range(r.varint()):
-                    drops.append([r.varint(), r.varint(), r.varint()])
+                    drop = [r.varint(), r.varint(), r.varint()]
+                    if drop[0] >= 1 << 32 or drop[1] >= 1 << 32:
+                        raise Malformed("drop")
+                    drops.append(drop)
         scopes = []
         if flags & 8:
             scopes = self.flame(r, v11, start, start + duration)
@@ -409,7 +412,7 @@ class Capture:
             self.sites[sid] = (name, file, line)
         for _ in range(r.varint()):
             tid, name, _os = r.varint(), r.string(), r.varint()
-            if tid >= 1 << 32:
+            if tid >= 1 << 32 or (tid not in self.threads and len(self.threads) >= 65536):
                 raise Malformed("thread id")
             self.threads[tid] = name
         if v11:
