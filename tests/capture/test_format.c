@@ -130,12 +130,17 @@ static void write_crafted(const char *path, crafted *c) {
     vor_capture_writer_close(w);
 }
 
+/* Writes the crafted capture to `path` and opens it. */
+static vor_reader *read_crafted(const char *path, crafted *c) {
+    write_crafted(path, c);
+    return open_or_fail(path);
+}
+
 static void header_carries_the_clock_facts_and_the_costs(void **state) {
     (void)state;
-    const char *path = temp_path(".vor");
     crafted c;
-    write_crafted(path, &c);
-    vor_reader *r = open_or_fail(path);
+    const char *path = temp_path(".vor");
+    vor_reader *r = read_crafted(path, &c);
     assert_int_equal(vor_reader_poll_header(r), 1);
     const vor_reader_info *info = vor_reader_get_info(r);
     vor_clock_info clock = {0, "", -1};
@@ -161,10 +166,9 @@ static const vor_reader_thread_scopes *thread_of(const vor_reader_frame *f, uint
 
 static void open_scopes_unwound_scopes_parents_and_drops(void **state) {
     (void)state;
-    const char *path = temp_path(".vor");
     crafted c;
-    write_crafted(path, &c);
-    vor_reader *r = open_or_fail(path);
+    const char *path = temp_path(".vor");
+    vor_reader *r = read_crafted(path, &c);
     vor_reader_frame f;
     assert_int_equal(vor_reader_next(r, &f), VOR_READ_FRAME);
     assert_int_equal(f.index, 7);
@@ -240,10 +244,9 @@ static void open_scopes_unwound_scopes_parents_and_drops(void **state) {
 /* The frame view of frame A, at the offsets docs/FORMAT.md §7 gives. */
 static void frame_view_version_2_carries_open_scopes_parents_flags_and_drops(void **state) {
     (void)state;
-    const char *path = temp_path(".vor");
     crafted c;
-    write_crafted(path, &c);
-    vor_reader *r = open_or_fail(path);
+    const char *path = temp_path(".vor");
+    vor_reader *r = read_crafted(path, &c);
     vor_reader_frame f;
     assert_int_equal(vor_reader_next(r, &f), VOR_READ_FRAME);
     size_t size = vor_frame_view_size(&f, 1);
