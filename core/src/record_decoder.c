@@ -321,7 +321,6 @@ static int read_ended_scope(decode *d, int64_t *prev, vor_reader_scope *s) {
     if (d->minor >= 1) {
         flags = (depth & 1) ? VOR_SCOPE_UNWOUND : 0;
         depth >>= 1;
-        if (site == 0) return 0;
     }
     if (d->in.failed || overflow || site > 0xFFFFFFFFu || depth > 0xFFFFFFFFu || duration > (uint64_t)INT64_MAX ||
         __builtin_add_overflow(start, (int64_t)duration, &end))
@@ -363,8 +362,7 @@ static reader_decode_status read_flame(decode *d, uint64_t at, vor_reader_frame 
         for (uint64_t k = 0; k < n_open; k++) {
             uint64_t site = vor_in_varint(in);
             int64_t start;
-            if (__builtin_add_overflow(prev, vor_in_svarint(in), &start) || in->failed || site == 0 ||
-                site > 0xFFFFFFFFu)
+            if (__builtin_add_overflow(prev, vor_in_svarint(in), &start) || in->failed || site > 0xFFFFFFFFu)
                 return malformed(d, "malformed open scope in a flame frame");
             /* Open at the frame's end: its duration so far. */
             int64_t duration = start < frame_end ? frame_end - start : 0;

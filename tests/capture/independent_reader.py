@@ -435,8 +435,6 @@ class Capture:
                 unwound = 0
                 if v11:
                     unwound, depth = depth & 1, depth >> 1
-                    if sid == 0:
-                        raise Malformed("site 0")
                 s_start = prev + r.svarint()
                 dur = r.varint()
                 if sid >= 1 << 32 or depth >= 1 << 32 or dur >= 1 << 63 or not -(1 << 63) <= s_start < 1 << 63 \
@@ -448,7 +446,7 @@ class Capture:
             for k in range(n_open):
                 sid = r.varint()
                 s_start = prev + r.svarint()
-                if sid == 0 or sid >= 1 << 32 or not -(1 << 63) <= s_start < 1 << 63:
+                if sid >= 1 << 32 or not -(1 << 63) <= s_start < 1 << 63:
                     raise Malformed("open scope")
                 prev = s_start
                 rows.append([sid, k, s_start, max(0, frame_end - s_start), 1])

@@ -467,16 +467,16 @@ static void build_rule_capture(rule_capture *c) {
         vor_out_svarint(&r, 0);
     }
     add_record(c, &r);
-    frame_head(&r, VOR_FRAME_FLAME, 3, 3000, 1000); /* 8: a scope of site 0 */
+    frame_head(&r, VOR_FRAME_FLAME, 3, 3000, 1000); /* 8: a scope lasting 2^63 ns */
     frame_values(&r, 0);
     vor_out_varint(&r, 1);
     vor_out_varint(&r, 0);
     vor_out_varint(&r, 1);
     vor_out_varint(&r, 0);
-    vor_out_varint(&r, 0);
+    vor_out_varint(&r, 1);
     vor_out_varint(&r, 2);
     vor_out_svarint(&r, 0);
-    vor_out_varint(&r, 10);
+    vor_out_varint(&r, (uint64_t)INT64_MAX + 1);
     add_record(c, &r);
     frame_head(&r, 0, 3, 3000, 1000); /* 9: a value for column S, never declared */
     frame_values(&r, 1);
