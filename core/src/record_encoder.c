@@ -87,7 +87,7 @@ struct vor_record_encoder {
 
 void vor_encode_capture_header(vor_out *out, const vor_capture_header_info *info) {
     vor_clock_info clock = {0, "", -1};
-    vor_pending_clock_info(&clock);
+    vor_clock_get_info(&clock);
     vor_out body = {NULL, 0, 0, VOR_CAPTURE_MAX_HEADER_BODY, 0};
     vor_out_varint(&body, info->flame ? VOR_HEADER_FLAME : 0);
     vor_out_u64le(&body, (uint64_t)info->wall_epoch_ns);
@@ -232,7 +232,7 @@ static int collect_site(vor_record_encoder *e, uint32_t id) {
     bit_set(e->site_listed, id, 1);
     uint32_t module_id = 0;
     uint64_t address = 0;
-    if (vor_pending_site_module_address(s, &module_id, &address) && module_id > 0 &&
+    if (vor_site_module_address(s, &module_id, &address) && module_id > 0 &&
         module_id <= VOR_CAPTURE_MAX_MODULE_ID && !bit_get(e->module_declared, module_id) &&
         !bit_get(e->module_listed, module_id)) {
         if (!list_add(&e->modules.fresh, module_id)) return 0;
@@ -268,7 +268,7 @@ static void write_site(vor_out *out, uint32_t id) {
     const vor_site *s = vor_site_get(id);
     uint32_t module_id = 0;
     uint64_t address = 0;
-    if (s == NULL || !vor_pending_site_module_address(s, &module_id, &address) || module_id > VOR_CAPTURE_MAX_MODULE_ID)
+    if (s == NULL || !vor_site_module_address(s, &module_id, &address) || module_id > VOR_CAPTURE_MAX_MODULE_ID)
         module_id = 0, address = 0;
     vor_out_varint(out, id);
     vor_out_string(out, s ? s->name : "", VOR_MAX_NAME_BYTES);
@@ -281,7 +281,7 @@ static void write_site(vor_out *out, uint32_t id) {
 
 static void write_module(vor_out *out, uint32_t id) {
     vor_module_info m = {id, "", "", 0};
-    if (!vor_pending_module_get(id, &m)) m.path = m.build_id = "", m.load_address = 0;
+    if (!vor_module_get(id, &m)) m.path = m.build_id = "", m.load_address = 0;
     vor_out_varint(out, id);
     vor_out_string(out, m.path ? m.path : "", VOR_MAX_FILE_BYTES);
     vor_out_string(out, m.build_id ? m.build_id : "", VOR_MAX_NAME_BYTES);

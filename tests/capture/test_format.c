@@ -27,10 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-extern const vor_site *stand_in_function_site;
-
 static vor_site site_outer = {"outer", "run", "crafted.c", 10, 0};
-static vor_site site_parent = {"parent", "work", "crafted.c", 20, 0};
 static vor_site site_child = {"child", "leaf", "crafted.c", 30, 0};
 static vor_site site_thrower = {"thrower", "raise", "crafted.c", 40, 0};
 
@@ -46,13 +43,16 @@ typedef struct crafted {
     vor_frame_record a, b;
 } crafted;
 
+static vor_site *function_site; /* a -finstrument-functions site: this program's function */
+
 /* Registers the sites (a real session gives them ids) and returns the main thread's id. */
 static uint32_t register_sites(void) {
     fake_clock_install(1000);
     vor_desc d = {0};
     setup_with_capture(d);
     vor_enable();
-    vor_site *sites[] = {&site_outer, &site_parent, &site_child, &site_thrower};
+    function_site = vor_function_site((void *)&register_sites);
+    vor_site *sites[] = {&site_outer, &site_child, &site_thrower, function_site};
     for (size_t i = 0; i < sizeof sites / sizeof sites[0]; i++) {
         assert_int_equal(vor_scope_begin(sites[i]), 1);
         vor_scope_end();
@@ -60,13 +60,12 @@ static uint32_t register_sites(void) {
     vor_record_metric_unit("loss", "nats");
     vor_record_metric("loss", 0.25);
     vor_frame_mark();
-    assert_true(site_child.id > 0);
-    stand_in_function_site = &site_parent;
+    assert_true(site_child.id > 0 && function_site->id > 0);
     return vor_tls_thread->thread_id;
 }
 
 /* Frame A (index 7, [10,000, 11,000)): on the main thread `outer` began before it and is
- * still open; `parent` ran inside it with two children, the second closed by an unwind.
+ * still open; a function (a -finstrument-functions site) ran inside it with two children, the second closed by an unwind.
  * A thread never declared has an open scope of a site never declared. Frame B ends
  * `outer`. */
 static void build(crafted *c) {
@@ -75,7 +74,7 @@ static void build(crafted *c) {
     vor_scope_record *m = c->a_main;
     m[0] = (vor_scope_record){site_child.id, 2, 10100, 100, 0, 0};
     m[1] = (vor_scope_record){site_thrower.id, 2, 10300, 50, 0, VOR_SCOPE_UNWOUND};
-    m[2] = (vor_scope_record){site_parent.id, 1, 10050, 400, 0, 0};
+    m[2] = (vor_scope_record){function_site->id, 1, 10050, 400, 0, 0};
     m[3] = (vor_scope_record){site_outer.id, 0, 9500, 1500, 0, VOR_SCOPE_OPEN};
     c->a_foreign[0] = (vor_scope_record){FOREIGN_SITE, 0, 8000, 3000, 0, VOR_SCOPE_OPEN};
     c->a_threads[0] = (vor_thread_record){c->main_thread, 3, c->a_main, 1};
@@ -204,25 +203,24 @@ static void open_scopes_unwound_scopes_parents_and_drops(void **state) {
     assert_int_equal(f.dropped_scopes, 5);
     assert_int_equal(f.n_drops, 2);
     assert_memory_equal(f.drops, c.drops, sizeof c.drops);
-    /* Modules: the site the stand-in (or the real symbol reader) places in a module. */
-    const vor_reader_site *p = vor_reader_get_site(r, site_parent.id);
+    /* Modules: a function site is declared with its module and offset, and the module with
+     * its path, build id and load address (this program, found by the symbol reader). */
+    const vor_reader_site *p = vor_reader_get_site(r, function_site->id);
     assert_non_null(p);
     uint32_t module_id = 0;
     uint64_t address = 0;
-    if (vor_site_module_address(&site_parent, &module_id, &address)) {
-        vor_module_info want;
-        assert_int_equal(vor_module_get(module_id, &want), 1);
-        assert_int_equal(p->module_id, module_id);
-        assert_int_equal(p->address, address);
-        const vor_reader_module *mod = vor_reader_get_module(r, module_id);
-        assert_non_null(mod);
-        assert_string_equal(mod->path, want.path);
-        assert_string_equal(mod->build_id, want.build_id);
-        assert_int_equal(mod->load_address, want.load_address);
-        assert_int_equal(vor_reader_module_count(r), module_id);
-    } else {
-        assert_int_equal(p->module_id, 0);
-    }
+    assert_int_equal(vor_site_module_address(function_site, &module_id, &address), 1);
+    vor_module_info want;
+    assert_int_equal(vor_module_get(module_id, &want), 1);
+    assert_int_equal(p->module_id, module_id);
+    assert_int_equal(p->address, address);
+    assert_string_equal(p->name, function_site->name);
+    const vor_reader_module *mod = vor_reader_get_module(r, module_id);
+    assert_non_null(mod);
+    assert_string_equal(mod->path, want.path);
+    assert_string_equal(mod->build_id, want.build_id);
+    assert_int_equal(mod->load_address, want.load_address);
+    assert_non_null(strstr(mod->path, "test_capture_format"));
     assert_int_equal(vor_reader_get_site(r, site_child.id)->module_id, 0);
 
     /* Frame B: `outer` ended; it is whole again. */
