@@ -197,7 +197,7 @@ static void open_scopes_unwound_scopes_parents_and_drops(void **state) {
     assert_int_equal(foreign->scopes[0].parent, VOR_PARENT_NONE);
     assert_null(vor_reader_get_thread(r, FOREIGN_THREAD));
     assert_null(vor_reader_get_site(r, FOREIGN_SITE));
-    assert_true(vor_reader_site_count(r) <= site_thrower.id);
+    assert_true(vor_reader_site_count(r) <= function_site->id);
     assert_non_null(vor_reader_get_thread(r, c.main_thread));
     /* Drops by cause and thread, the filtered ones outside the total. */
     assert_int_equal(f.dropped_scopes, 5);
