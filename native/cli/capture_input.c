@@ -116,3 +116,26 @@ void cli_capture_close(cli_capture *c) {
     vor_reader_close(c->reader);
     c->reader = NULL;
 }
+
+int cli_parse_max_frame_scopes(const char *cmd, const char *text, uint64_t *out) {
+    *out = STACKS_DEFAULT_MAX_FRAME_SCOPES;
+    if (!text) return 0;
+    if (cli_parse_u64(text, 1, STACKS_LIMIT_MAX_FRAME_SCOPES, out) == 0) return 0;
+    cli_usage_error(cmd, "--max-frame-scopes needs a number from 1 to %u, not '%s'", STACKS_LIMIT_MAX_FRAME_SCOPES, text);
+    return -1;
+}
+
+int cli_stacks_add(const char *cmd, const cli_capture *c, stacks *s, const vor_reader_frame *f) {
+    int rc = stacks_add_frame(s, c->reader, f);
+    if (rc == STACKS_OK) return 0;
+    if (rc == STACKS_NO_MEMORY)
+        return cli_fail(CLI_EXIT_USAGE, cmd, c->path, "out of memory reading the scopes of frame %llu",
+                        (unsigned long long)f->index);
+    char n[NUMFMT_BYTES], max[NUMFMT_BYTES];
+    numfmt_count(n, s->frame_scopes);
+    numfmt_count(max, s->opt.max_frame_scopes);
+    return cli_fail(CLI_EXIT_USAGE, cmd, c->path,
+                    "frame %llu holds %s scopes, more than the %s one frame may have here (--max-frame-scopes; "
+                    "about %u bytes of memory each): raise it, up to %u, if the capture is genuine",
+                    (unsigned long long)f->index, n, max, STACKS_BYTES_PER_SCOPE, STACKS_LIMIT_MAX_FRAME_SCOPES);
+}

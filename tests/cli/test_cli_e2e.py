@@ -27,21 +27,10 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Failure, check, equal  # noqa: E402
+
 ARGS = None
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
-def equal(got, want, what):
-    if got != want:
-        raise Failure(f"{what}: got {got!r}, want {want!r}")
 
 
 # ---- Running things -------------------------------------------------------------------
@@ -82,84 +71,20 @@ def make_capture(name, frames, flame=True, extra_env=None, delay_ms=0, odd_names
     return path
 
 
-# ---- The capture as the reader sees it (cli_capture_dump) -------------------------------
+# ---- The capture as the reader sees it (cli_capture_dump), the reading rules ---------------
 
-class Capture:
-    def __init__(self, path):
-        rc, out, err = run([ARGS.dump, path])
-        check(rc == 0, f"capture_dump failed: {err}")
-        self.info = None
-        self.frames = []
-        self.columns = {}
-        self.end = None
-        for line in out.split("\n"):
-            if not line:
-                continue
-            f = line.split("\t")
-            kind = f[0]
-            if kind == "info":
-                self.info = dict(version=f[1], producer=f[2], process=f[3], pid=int(f[4]), wall=int(f[5]),
-                                 flame=int(f[6]))
-            elif kind == "frame":
-                self.frames.append(dict(index=int(f[1]), start=int(f[2]), dur=int(f[3]), overhead=int(f[4]),
-                                        dropped=int(f[5]), has_flame=int(f[6]), n_scopes=int(f[7]), values={},
-                                        scopes=[]))
-            elif kind == "value":
-                self.frames[-1]["values"][int(f[1])] = float(f[2])
-            elif kind == "scope":
-                self.frames[-1]["scopes"].append(dict(thread=int(f[1]), tname=f[2], name=f[3], depth=int(f[4]),
-                                                      start=int(f[5]), dur=int(f[6])))
-            elif kind == "column":
-                self.columns[int(f[1])] = dict(system=int(f[2]), name=f[3], unit=f[4] if len(f) > 4 else "")
-            elif kind == "end":
-                self.end = dict(frames=int(f[1]), status=f[2], message=f[3] if len(f) > 3 else "")
-
-    def scopes(self):
-        for fr in self.frames:
-            yield from fr["scopes"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reading_rules import Dump, Rules, nearest_rank, plausible, PLACEHOLDER  # noqa: E402
 
 
-def nearest_rank(values, p):
-    v = sorted(values)
-    rank = max(1, math.ceil(p / 100.0 * len(v)))
-    return v[rank - 1]
+def Capture(path):
+    return Dump(ARGS.dump, path)
 
 
-def scope_forest(cap):
-    """Parents as docs/FORMAT.md section 4.5 defines them, applied to each thread's whole
-    stream of scopes (end order across frames): the parent of a scope at depth d is the
-    first scope after it at depth d - 1 on the same thread. A plain backward pass, not the
-    CLI's stack of pending groups. Returns (scopes, parent, self)."""
-    scopes = list(cap.scopes())
-    parent = [None] * len(scopes)
-    next_at = {}  # (thread, depth) -> index of the nearest following scope
-    for i in range(len(scopes) - 1, -1, -1):
-        s = scopes[i]
-        if s["depth"] > 0:
-            parent[i] = next_at.get((s["thread"], s["depth"] - 1))
-        next_at[(s["thread"], s["depth"])] = i
-    child_sum = [0] * len(scopes)
-    for i, p in enumerate(parent):
-        if p is not None:
-            child_sum[p] += scopes[i]["dur"]
-    self_ns = [max(0, s["dur"] - child_sum[i]) for i, s in enumerate(scopes)]
-    return scopes, parent, self_ns
-
-
-def expected_folded(cap, thread_roots=True):
-    scopes, parent, self_ns = scope_forest(cap)
-    out = {}
-    for i, s in enumerate(scopes):
-        names = []
-        j = i
-        while j is not None:
-            names.append(scopes[j]["name"])
-            j = parent[j]
-        if thread_roots:
-            names.append(s["tname"])
-        path = ";".join(reversed(names))
-        out[path] = out.get(path, 0) + self_ns[i]
-    return {k: v for k, v in out.items() if v > 0}
+# The stacks capture_workload.c makes (thread names as it sets them).
+WORKLOAD_STACKS = {"main;run", "main;run;frame_body", "main;run;frame_body;physics",
+                   "main;run;frame_body;physics;collide", "main;run;frame_body;render", "worker;load",
+                   "worker;load;decode"}
 
 
 def parse_folded(text):
@@ -234,14 +159,9 @@ def test_summary():
     equal(by_name["loss"]["nonfinite"], 2, "loss non-finite values")
     equal(by_name["score"]["max"], 1.5 * (FRAMES - 1), "score max")
 
-    # Scopes: calls, total and self by name, from the containment forest.
-    scopes, parent, self_ns = scope_forest(cap)
-    per = {}
-    for i, sc in enumerate(scopes):
-        e = per.setdefault(sc["name"], [0, 0, 0])
-        e[0] += 1
-        e[1] += sc["dur"]
-        e[2] += self_ns[i]
+    # Scopes: calls, total, self, mean and max by name, by the reading rules (computed here).
+    rules = Rules(cap)
+    per = {n: [e["calls"], e["total"], e["self"]] for n, e in rules.names.items()}
     equal(per["render"][0], FRAMES + (FRAMES + 1) // 2, "render calls")
     equal(per["run"][0], 1, "run calls")
     for key, field in (("top_by_total", 1), ("top_by_self", 2)):
@@ -251,7 +171,15 @@ def test_summary():
         equal([r["name"] for r in rows], want[:len(rows)], f"{key} order")
         for r in rows:
             equal([r["calls"], r["total_ns"], r["self_ns"]], per[r["name"]], f"{key} {r['name']}")
-    equal(s["scope_notes"], {"unfinished": 0, "skipped_level": 0, "negative_self": 0, "too_deep": 0}, "scope notes")
+            equal(r["max_ns"], rules.names[r["name"]]["max"], f"{key} {r['name']} max")
+            check(abs(r["mean_ns"] - rules.mean(r["name"])) <= 1e-9 * rules.mean(r["name"]), f"{r['name']} mean")
+            check(r["self_ns"] >= 0 and r["total_ns"] >= r["self_ns"], f"{r['name']}: self within total")
+    equal(s["scope_notes"]["parent_not_recorded"], rules.parent_unknown, "scopes whose parent was not recorded")
+    equal(s["scope_notes"]["children_longer"], 0, "no child longer than its parent")
+    # Time inside the frames: no name has more than the frames it ran in.
+    span = sum(f["dur"] for f in cap.frames if f["has_flame"])
+    for r in s["top_by_total"]:
+        check(r["total_ns"] <= span, f"{r['name']}: {r['total_ns']} ns in {span} ns of frames")
 
     rc, out, err = vor("summary", path, "--top", "2", "--json")
     equal(len(json.loads(out)["top_by_self"]), 2, "--top 2")
@@ -317,13 +245,13 @@ def test_folded():
     path = make_capture("folded.vor", FRAMES)
     cap = Capture(path)
     rc, out, err = vor("export", path, "--format", "folded")
-    equal((rc, err), (0, ""), "export folded")
+    equal(rc, 0, "export folded")
+    check(err == "" or "parent was not recorded" in err, f"export folded stderr: {err!r}")
     got = parse_folded(out)
-    want = expected_folded(cap)
+    want = Rules(cap).folded
     equal(sorted(got), sorted(want), "folded stacks")
-    equal(sorted(got), ["main;run", "main;run;frame_body", "main;run;frame_body;physics",
-                        "main;run;frame_body;physics;collide", "main;run;frame_body;render", "worker;load",
-                        "worker;load;decode"], "the workload's stacks")
+    for k in got:
+        check(plausible(k, WORKLOAD_STACKS), f"a stack the workload never makes: {k!r}")
     for k in want:
         equal(got[k], want[k], f"self time of {k}")
     equal(out.splitlines(), sorted(out.splitlines()), "lines in name order")
@@ -331,17 +259,14 @@ def test_folded():
     rc, out, err = vor("export", "--no-thread", path, "-f", "folded")
     equal(rc, 0, "export folded --no-thread")
     got = parse_folded(out)
-    want = {}
-    for k, v in expected_folded(cap).items():
-        k = k.split(";", 1)[1]
-        want[k] = want.get(k, 0) + v
-    equal(got, want, "folded --no-thread")
+    equal(got, Rules(cap, thread_roots=False).folded, "folded --no-thread")
 
-    # A tiny cap: fewer stacks, same total, a note.
-    rc, out, err = vor("export", path, "--format", "folded", "--max-stacks", "5")
-    equal(rc, 0, "folded --max-stacks 5")
+    # A tiny cap (room for the threads, not their scopes): fewer stacks, same total, a note.
+    rc, out, err = vor("export", path, "--format", "folded", "--max-stacks", "8")
+    equal(rc, 0, "folded --max-stacks 8")
     check("--max-stacks" in err and path in err, f"cap note: {err!r}")
-    equal(sum(parse_folded(out).values()), sum(expected_folded(cap).values()), "total kept under the cap")
+    check(len(parse_folded(out)) < len(want), "fewer stacks under the cap")
+    equal(sum(parse_folded(out).values()), sum(want.values()), "total kept under the cap")
 
     plain = make_capture("folded_plain.vor", 10, flame=False)
     rc, out, err = vor("export", plain, "--format", "folded")
@@ -690,12 +615,14 @@ def test_truncated():
     equal(s["frames"], 40, "frames summarised")
     equal(s["finished"], False, "no end record")
     equal(s["last_index"], whole.frames[39]["index"], "last complete frame")
-    # The run-long scope never ended in the kept part: its children are unfinished.
-    check(s["scope_notes"]["unfinished"] > 0, "children of a scope that never ended are counted")
+    # The run-long scope never ended in the kept part: no frame records it as ended.
     rc, out, err = vor("export", cut, "--format", "folded")
     equal(rc, 0, "folded of a truncated capture")
     got = parse_folded(out)
-    check("main;frame_body" in got and "main;run" not in got, f"unfinished parents leave stacks at the root: {sorted(got)}")
+    equal(got, Rules(part).folded, "the reading rules on the frames kept")
+    check("main;run" not in got, f"run never ended in the frames kept: {sorted(got)}")
+    for k in got:
+        check(plausible(k, WORKLOAD_STACKS), f"a stack the workload never makes: {k!r}")
     rc, out, err = vor("export", cut, "--format", "csv")
     equal((rc, len(out.splitlines())), (0, 41), "csv of a truncated capture")
 
