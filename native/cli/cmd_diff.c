@@ -192,8 +192,13 @@ static int write_svg(const char *svg_path, const char *title, const char *path_a
     flamegraph_tree *ta = flamegraph_tree_create(&to), *tb = flamegraph_tree_create(&to);
     int status = (ta && tb) ? CLI_EXIT_OK : cli_fail(CLI_EXIT_IO, CMD, NULL, "out of memory");
     /* Threads merged (no thread frames): stacks match by name path. */
-    stacks_options oa = {ta, 0, raw, max_frame_scopes, 1.0};
-    stacks_options ob = {tb, 0, raw, max_frame_scopes, frames_b ? (double)frames_a / (double)frames_b : 1.0};
+    stacks_options oa = {
+        .tree = ta, .thread_roots = 0, .raw = raw, .max_frame_scopes = max_frame_scopes, .weight = 1.0
+    };
+    stacks_options ob = {
+        .tree = tb, .thread_roots = 0, .raw = raw, .max_frame_scopes = max_frame_scopes,
+        .weight = frames_b ? (double)frames_a / (double)frames_b : 1.0
+    };
     diff_stats sa, sb;
     memset(&sa, 0, sizeof sa);
     memset(&sb, 0, sizeof sb);
@@ -262,7 +267,10 @@ int cmd_diff(int argc, char **argv) {
     diff_stats sa, sb;
     memset(&sa, 0, sizeof sa);
     memset(&sb, 0, sizeof sb);
-    stacks_options table = {NULL, 0, raw, max_frame_scopes, 1.0};
+    stacks_options table = {
+        .tree = NULL, .thread_roots = 0, .raw = raw, .max_frame_scopes = max_frame_scopes, .weight = 1.0,
+        .per_frame = 1
+    };
     status = read_capture(path_a, &sa, &table);
     if (status == CLI_EXIT_OK) status = read_capture(path_b, &sb, &table);
     if (status == CLI_EXIT_OK && (sa.flame_frames == 0 || sb.flame_frames == 0))

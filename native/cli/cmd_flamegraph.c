@@ -100,7 +100,10 @@ static int from_capture(flamegraph_tree **tree, const flamegraph_options *opt, c
     memset(&st, 0, sizeof st);
     drop_stats drops;
     drop_stats_init(&drops);
-    stacks_options so = {engine_tree, 1, opt->raw, opt->max_frame_scopes, 1.0};
+    stacks_options so = {
+        .tree = engine_tree, .thread_roots = 1, .raw = opt->raw, .max_frame_scopes = opt->max_frame_scopes,
+        .weight = 1.0
+    };
     if (!engine_tree || stacks_init(&st, &so, c.reader) != 0) status = cli_fail(CLI_EXIT_IO, CMD, NULL, "out of memory");
     cli_progress progress;
     cli_progress_init(&progress, CMD, path, c.file_size, 1);

@@ -81,9 +81,16 @@ static int collect_frame(summary *s, cli_capture *c, const vor_reader_frame *f) 
     if (f->start_ns < s->first_start_ns) s->first_start_ns = f->start_ns;
     s->overhead_ns = add_sat(s->overhead_ns, f->overhead_ns);
     drop_stats_add(s->drops, c->reader, f);
-    for (uint32_t i = 0; i < f->n_values; i++)
-        if (metric_stats_add(&s->metrics, f->values[i].column_id, f->values[i].value) != 0)
+    for (uint32_t i = 0; i < f->n_values; i++) {
+        double v = f->values[i].value;
+        /* Frame time loses the profiler's own cost the capture attributes to the frame
+         * (its calibrated cost per scope times the scopes, and the mark), when compensating. */
+        if (f->values[i].column_id == 0 && s->st.compensating && f->duration_ns > 0)
+            v *= (double)(f->duration_ns - (f->overhead_ns < f->duration_ns ? f->overhead_ns : f->duration_ns)) /
+                 (double)f->duration_ns;
+        if (metric_stats_add(&s->metrics, f->values[i].column_id, v) != 0)
             return cli_fail(CLI_EXIT_USAGE, CMD, s->path, "out of memory for the metric statistics");
+    }
     if (f->has_flame) {
         s->flame_frames++;
         s->scopes += f->n_scopes;
@@ -125,7 +132,10 @@ int cmd_summary(int argc, char **argv) {
     s.top = (uint32_t)top;
     s.drops = &drops;
     metric_stats_init(&s.metrics);
-    stacks_options so = {NULL, 0, args.values[OPT_RAW] != NULL, max_frame_scopes, 1.0};
+    stacks_options so = {
+        .tree = NULL, .thread_roots = 0, .raw = args.values[OPT_RAW] != NULL, .max_frame_scopes = max_frame_scopes,
+        .weight = 1.0, .per_frame = 1
+    };
     if (stacks_init(&s.st, &so, cap.reader) != 0) {
         stacks_free(&s.st);
         cli_capture_close(&cap);

@@ -4,21 +4,14 @@
 
 #include "cli.h"
 
-typedef struct diff_scope {
-    uint64_t frames_with; /* flame frames in which the name has time */
-    quantile per_frame;   /* its time in each of those frames */
-} diff_scope;
-
 typedef struct diff_stats {
-    stacks st;            /* calls, totals per name (names: st.names) */
+    stacks st;            /* calls, totals and per-frame figures per name (names: st.names) */
     drop_stats drops;
-    diff_scope *scopes;   /* by name id */
-    uint32_t capacity;
     uint64_t flame_frames;
-    uint64_t exact_budget; /* shared by the quantiles */
 } diff_stats;
 
-/* `options` as for the stack engine (tree NULL for the table). 0 or -1 (memory). */
+/* `options` as for the stack engine (tree NULL and per_frame for the table). 0 or -1
+ * (memory). */
 int diff_stats_init(diff_stats *s, const stacks_options *options, const vor_reader *r);
 /* Adds a frame (frames without scopes only count their drops). 0, or an exit status
  * after a message naming the capture. */

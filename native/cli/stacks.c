@@ -16,7 +16,10 @@
  *     at least as wide as its children; per name, a scope nested in one of the same name
  *     (recursion) adds its self time but not its total again, so no name has more time
  *     than the frames it ran in;
- *   - calls, mean and max come from the scopes that ended in the frames read.
+ *   - calls, mean and max come from the scopes that ended in the frames read;
+ *   - with per_frame, each name's total and self time per flame frame also go into
+ *     distributions (quantile.c; a frame without the name counts as 0), for medians and
+ *     p95 that one long frame cannot skew the way it skews a mean.
  * Nothing crosses frames: each frame stands alone, which is what makes VOR_RECORD_EVERY,
  * VOR_RECORD_MAX_FRAMES and pauses harmless.
  *
@@ -68,6 +71,7 @@ int stacks_init(stacks *s, const stacks_options *options, const vor_reader *r) {
     s->costs_known = s->scope_cost_ns > 0 || s->function_cost_ns > 0;
     s->compensating = s->costs_known && !s->opt.raw;
     if (!s->compensating) s->scope_cost_ns = s->function_cost_ns = 0;
+    s->exact_budget = STACKS_EXACT_BUDGET;
     s->names = name_table_create();
     id_map_init(&s->sites, STACKS_MAX_SITES);
     id_map_init(&s->threads, STACKS_MAX_THREADS);
@@ -81,6 +85,13 @@ void stacks_free(stacks *s) {
     free(s->by_name);
     free(s->active);
     free(s->touched);
+    for (uint32_t i = 0; i < s->cap_dist; i++) {
+        if (!s->dist[i]) continue;
+        quantile_free(&s->dist[i]->total);
+        quantile_free(&s->dist[i]->self);
+        free(s->dist[i]);
+    }
+    free(s->dist);
     free(s->site_slots);
     free(s->thread_ids);
     id_map_free(&s->sites);
@@ -210,11 +221,13 @@ static int reserve_scratch(stacks *s, uint32_t n) {
     return 0;
 }
 
-static void touch(stacks *s, uint32_t name, int64_t ns) {
+/* Adds to a name's figures of the current frame (total, self), listing it the first time. */
+static void touch(stacks *s, uint32_t name, int64_t total, int64_t self) {
     stacks_name *st = &s->by_name[name];
     if (st->frame_stamp != s->frame_stamp) {
         st->frame_stamp = s->frame_stamp;
         st->frame_ns = 0;
+        st->frame_self_ns = 0;
         if (s->n_touched == s->cap_touched) {
             uint32_t cap = s->cap_touched ? s->cap_touched * 2 : 64;
             uint32_t *p = realloc(s->touched, (size_t)cap * sizeof *p);
@@ -227,7 +240,8 @@ static void touch(stacks *s, uint32_t name, int64_t ns) {
         }
         s->touched[s->n_touched++] = name;
     }
-    st->frame_ns = add_sat(st->frame_ns, ns);
+    st->frame_ns = add_sat(st->frame_ns, total);
+    st->frame_self_ns = add_sat(st->frame_self_ns, self);
 }
 
 /* The value a total takes in the tree. */
@@ -250,10 +264,8 @@ static void enter(stacks *s, const vor_reader_thread_scopes *ts, uint32_t i, uin
     stacks_name *st = &s->by_name[name];
     int outermost = s->active[name]++ == 0;
     st->self_ns = add_sat(st->self_ns, k->self[i]);
-    if (outermost) {
-        st->total_ns = add_sat(st->total_ns, k->total[i]);
-        touch(s, name, k->total[i]);
-    }
+    if (outermost) st->total_ns = add_sat(st->total_ns, k->total[i]);
+    touch(s, name, outermost ? k->total[i] : 0, k->self[i]);
     if (i < ts->n_scopes) {
         /* The full duration, less the compensation found inside this frame. */
         int64_t full = ts->scopes[i].duration_ns;
@@ -380,6 +392,41 @@ static void add_thread(stacks *s, const vor_reader *r, const vor_reader_frame *f
     if (s->opt.tree) flamegraph_tree_end_scopes(s->opt.tree);
 }
 
+/* The per-frame distributions of name `name`, made on first use. */
+static stacks_frame_dist *dist_for(stacks *s, uint32_t name) {
+    if (name >= s->cap_dist) {
+        uint32_t cap = s->cap_dist ? s->cap_dist : 64;
+        while (cap <= name) cap *= 2;
+        stacks_frame_dist **p = realloc(s->dist, (size_t)cap * sizeof *p);
+        if (!p) return NULL;
+        memset(p + s->cap_dist, 0, (size_t)(cap - s->cap_dist) * sizeof *p);
+        s->dist = p;
+        s->cap_dist = cap;
+    }
+    if (!s->dist[name]) {
+        stacks_frame_dist *d = calloc(1, sizeof *d);
+        if (!d) return NULL;
+        quantile_init(&d->total, 0, &s->exact_budget);
+        quantile_init(&d->self, 0, &s->exact_budget);
+        s->dist[name] = d;
+    }
+    return s->dist[name];
+}
+
+/* Each name's time in this frame joins its distributions. */
+static void add_frame_figures(stacks *s) {
+    for (uint32_t k = 0; k < s->n_touched; k++) {
+        const stacks_name *st = &s->by_name[s->touched[k]];
+        stacks_frame_dist *d = dist_for(s, s->touched[k]);
+        if (!d || quantile_add(&d->total, (double)st->frame_ns) != 0 ||
+            quantile_add(&d->self, (double)st->frame_self_ns) != 0) {
+            s->stats.out_of_memory++;
+            return;
+        }
+        d->frames_with++;
+    }
+}
+
 int stacks_add_frame(stacks *s, const vor_reader *r, const vor_reader_frame *f) {
     s->n_touched = 0;
     s->frame_stamp++;
@@ -402,6 +449,7 @@ int stacks_add_frame(stacks *s, const vor_reader *r, const vor_reader_frame *f) 
         s->stats.open_scopes += ts->n_open;
         add_thread(s, r, f, ts);
     }
+    if (s->opt.per_frame) add_frame_figures(s);
     return s->stats.out_of_memory != oom ? STACKS_NO_MEMORY : STACKS_OK;
 }
 
@@ -465,3 +513,16 @@ const stacks_name *stacks_get_name(const stacks *s, uint32_t name) {
 }
 
 int stacks_name_used(const stacks_name *n) { return n && (n->calls || n->total_ns || n->self_ns); }
+
+double stacks_frame_percentile(stacks *s, uint32_t name, int self, double p) {
+    uint64_t n = s->stats.flame_frames;
+    stacks_frame_dist *d = name < s->cap_dist ? s->dist[name] : NULL;
+    if (n == 0 || d == NULL || d->frames_with == 0) return 0;
+    uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)n);
+    if (rank < 1) rank = 1;
+    uint64_t zeros = n - d->frames_with;
+    if (rank <= zeros) return 0;
+    /* The (rank - zeros)-th smallest of the frames that have the name. */
+    uint64_t k = rank - zeros;
+    return quantile_get(self ? &d->self : &d->total, 100.0 * ((double)k - 0.5) / (double)d->frames_with);
+}

@@ -75,6 +75,8 @@ static top_list top_scopes(const stacks *st, int by_self) {
 
 /* ---- Text ---------------------------------------------------------------------------------- */
 
+/* Columns: calls, total and self time in the flame frames, mean and max of the ended
+ * calls, and the median self time per flame frame (a frame without the scope counts 0). */
 static void print_top_text(summary *s, FILE *out, int by_self) {
     top_list t = top_scopes(&s->st, by_self);
     if (t.n == 0) {
@@ -89,11 +91,12 @@ static void print_top_text(summary *s, FILE *out, int by_self) {
     }
     fprintf(out, "\ntop %u scopes by %s time%s\n", rows, by_self ? "self" : "total",
             t.n > rows ? "" : " (all of them)");
-    fprintf(out, "%-*s %12s %14s %14s %12s %12s\n", width, "name", "calls", "total ms", "self ms", "mean us", "max us");
+    fprintf(out, "%-*s %12s %14s %14s %12s %12s %14s\n", width, "name", "calls", "total ms", "self ms", "mean us", "max us",
+            "self/frame us");
     for (uint32_t i = 0; i < rows; i++) {
         const stacks_name *st = stacks_get_name(&s->st, t.ids[i]);
         char calls[NUMFMT_BYTES], total[NUMFMT_BYTES], self[NUMFMT_BYTES], mean[NUMFMT_BYTES], max[NUMFMT_BYTES],
-            name[NAME_WIDTH_MAX + 1];
+            median[NUMFMT_BYTES], name[NAME_WIDTH_MAX + 1];
         numfmt_count(calls, st->calls);
         snprintf(total, sizeof total, "%.3f", (double)st->total_ns / 1e6);
         snprintf(self, sizeof self, "%.3f", (double)st->self_ns / 1e6);
@@ -104,8 +107,10 @@ static void print_top_text(summary *s, FILE *out, int by_self) {
             snprintf(mean, sizeof mean, "-");
             snprintf(max, sizeof max, "-");
         }
-        fprintf(out, "%-*s %12s %14s %14s %12s %12s\n", width,
-                cli_text_show(name, sizeof name, name_table_get(s->st.names, t.ids[i])), calls, total, self, mean, max);
+        snprintf(median, sizeof median, "%.3f", stacks_frame_percentile(&s->st, t.ids[i], 1, 50) / 1e3);
+        fprintf(out, "%-*s %12s %14s %14s %12s %12s %14s\n", width,
+                cli_text_show(name, sizeof name, name_table_get(s->st.names, t.ids[i])), calls, total, self, mean, max,
+                median);
     }
     free(t.ids);
 }
@@ -137,6 +142,7 @@ static void print_metrics_text(summary *s, FILE *out) {
         }
         if (m && m->nonfinite) fprintf(out, "  (%llu non-finite skipped)", (unsigned long long)m->nonfinite);
         if (m && m->frames && !quantile_is_exact(&m->q)) fputs("  (p95 within 0.4%)", out);
+        if (id == 0 && s->st.compensating) fputs("  (compensated: less the profiler's own time)", out);
         fputc('\n', out);
     }
 }
@@ -274,6 +280,7 @@ static void print_top_json(summary *s, json_writer *w, const char *key, int by_s
             json_null(w, "mean_ns");
             json_null(w, "max_ns");
         }
+        json_double(w, "self_p50_ns", stacks_frame_percentile(&s->st, t.ids[i], 1, 50));
         json_object_end(w);
     }
     json_array_end(w);
@@ -376,6 +383,7 @@ void summary_print_json(summary *s, FILE *out) {
         json_double(&w, "p95", has ? metric_stat_p95(m) : NAN);
         json_double(&w, "max", has ? m->max : NAN);
         json_bool(&w, "p95_exact", has ? quantile_is_exact(&m->q) : 1);
+        json_bool(&w, "compensated", id == 0 && s->st.compensating);
         json_object_end(&w);
     }
     json_array_end(&w);

@@ -51,7 +51,7 @@ def tmp(name):
     return os.path.join(ARGS.tmp, name)
 
 
-def make_capture(name, frames, flame=True, extra_env=None, delay_ms=0, odd_names=False):
+def make_capture(name, frames, flame=True, extra_env=None, delay_ms=0, odd_names=False, options=()):
     path = tmp(name)
     if os.path.exists(path):
         os.remove(path)
@@ -65,6 +65,7 @@ def make_capture(name, frames, flame=True, extra_env=None, delay_ms=0, odd_names
     env.update(extra_env or {})
     cmd = [ARGS.workload, str(frames)] + (["--delay-ms", str(delay_ms)] if delay_ms else [])
     cmd += ["--odd-names"] if odd_names else []
+    cmd += list(options)
     rc, out, err = run(cmd, env=env)
     check(rc == 0, f"workload failed ({rc}): {err}")
     check(os.path.getsize(path) > 0, "workload wrote an empty capture")
@@ -143,6 +144,10 @@ def test_summary():
         equal(m["unit"], cap.columns[cid]["unit"], f"{m['name']} unit")
         equal(m["system"], bool(cap.columns[cid]["system"]), f"{m['name']} system")
         vals = [f["values"][cid] for f in cap.frames if cid in f["values"]]
+        if cid == 0 and s["compensation"]["on"]:  # frame time less the frame's overhead
+            vals = [v * ((f["dur"] - min(f["overhead"], f["dur"])) / f["dur"]) if f["dur"] else v
+                    for f, v in ((f, f["values"][0]) for f in cap.frames if 0 in f["values"])]
+        equal(m["compensated"], cid == 0 and s["compensation"]["on"], f"{m['name']} compensated")
         finite = [v for v in vals if math.isfinite(v)]
         equal(m["frames"], len(finite), f"{m['name']} frames")
         equal(m["nonfinite"], len(vals) - len(finite), f"{m['name']} nonfinite")
@@ -1068,7 +1073,77 @@ def test_text():
                        "'main;x notanumber'\n"), f"the folded reader's problem is kept: {err[-200:]!r}")
 
 
+# With --span-mark and --burst (capture_workload.c).
+SPAN_STACKS = WORKLOAD_STACKS | {"main;run;step", "main;run;step;child before the mark",
+                                 "main;run;step;child after the mark", "worker;load;tick"}
+
+
+def svg_frame_names(path):
+    import xml.etree.ElementTree as ET
+    names = set()
+    for t in ET.parse(path).getroot().iter("{http://www.w3.org/2000/svg}title"):
+        m = re.match(r"(.*) \([^()]*\)$", t.text or "")
+        if m:
+            names.add(m.group(1))
+    return names
+
+
+def test_true_stacks():
+    """Issue 9.2 on real captures: VOR_RECORD_EVERY=3, VOR_RECORD_MAX_FRAMES, pauses, drops,
+    a scope open across every frame mark, two threads. Every output shows only stacks the
+    program makes, no negative self time, and the numbers of the reading rules."""
+    configs = [
+        ("every3", {"VOR_RECORD_EVERY": "3"}, ["--span-mark", "--pause", "--burst"], 60),
+        ("max_frames", {"VOR_RECORD_MAX_FRAMES": "10"}, ["--span-mark", "--burst"], 40),
+        ("every1", {}, ["--span-mark", "--pause"], 40),
+    ]
+    for name, env, options, frames in configs:
+        path = make_capture(f"stacks_{name}.vor", frames, extra_env=env, options=options)
+        cap = Capture(path)
+        rules = Rules(cap)
+        # folded
+        rc, out, err = vor("export", path, "--format", "folded")
+        equal(rc, 0, f"{name}: export folded ({err!r})")
+        got = parse_folded(out)
+        for k in got:
+            check(plausible(k, SPAN_STACKS), f"{name}: a stack the program never makes: {k!r}")
+        equal(got, rules.folded, f"{name}: folded = the reading rules")
+        # summary
+        rc, out, err = vor("summary", path, "--json", "--top", "0")
+        equal(rc, 0, f"{name}: summary")
+        rc, out, err = vor("summary", path, "--json", "--top", "1000")
+        s = json.loads(out)
+        rows = {r["name"]: r for r in s["top_by_total"]}
+        equal(sorted(rows), sorted(rules.names), f"{name}: summary names")
+        for n, r in rows.items():
+            e = rules.names[n]
+            equal([r["calls"], r["total_ns"], r["self_ns"]], [e["calls"], e["total"], e["self"]], f"{name}: {n}")
+            check(r["self_ns"] >= 0 and r["total_ns"] >= 0, f"{name}: {n}: negative time")
+        equal(s["scope_notes"]["parent_not_recorded"], rules.parent_unknown, f"{name}: parent not recorded")
+        equal(s["drops"]["total"], sum(max(f["dropped"], sum(c for _, _, c in f["drops"])) for f in cap.frames),
+              f"{name}: drops")
+        if "--burst" in options:
+            check(s["drops"]["total"] > 0, f"{name}: the burst drops scopes")
+        # flamegraph: the frames drawn are the names and threads, nothing else
+        svg = tmp(f"stacks_{name}.svg")
+        rc, out, err = vor("flamegraph", path, "-o", svg)
+        equal(rc, 0, f"{name}: flamegraph ({err!r})")
+        drawn = svg_frame_names(svg)
+        check(drawn <= set(rules.names) | {"all", "main", "worker", PLACEHOLDER}, f"{name}: drawn {drawn}")
+        with open(svg, encoding="utf-8") as fh:
+            text = fh.read()
+        check("scopes dropped" in text, f"{name}: the SVG says what was dropped")
+        # diff against itself: the same totals
+        rc, out, err = vor("diff", path, path, "--json", "--top", "0")
+        equal(rc, 0, f"{name}: diff")
+        d = json.loads(out)
+        for r in d["scopes"]:
+            equal(r["a"]["total_ns"], rules.names[r["name"]]["total"], f"{name}: diff total of {r['name']}")
+        equal(d["a"]["drops"]["total"], s["drops"]["total"], f"{name}: diff drops")
+
+
 TESTS = {
+    "true_stacks": test_true_stacks,
     "summary": test_summary,
     "csv": test_csv,
     "folded": test_folded,
