@@ -5,7 +5,9 @@ names, frames whose scopes nest in any chosen way.
 
 It is written from the specification, not from vor's writer (core/src/record_encoder.c),
 so a capture it makes is also a check that the reader follows the text. Records are
-written "stored" (the format's uncompressed form: no LZ4 needed); the checks are CRC-32C.
+written "stored" (the format's uncompressed form), or compressed by a small LZ4 block
+compressor of its own (each block stands alone, a valid member of 1.0's LZ4 chain); the
+checks are CRC-32C.
 
     w = CaptureWriter(flame=True)
     w.frame(duration=16_000_000, sites=[(1, "step", "", "", 0)], threads=[(0, "main", 0)],
@@ -85,6 +87,53 @@ def xorf64(value, prev):
     return bytes([(lead << 4) | n]) + raw[t:t + n]
 
 
+def lz4_block(data):
+    """A raw LZ4 block (no frame header) that decodes to `data`: a greedy compressor, enough
+    for the repetitive records tests make (a frame of a million identical scopes shrinks
+    about 250 times, which is the point: decompression amplification)."""
+    n = len(data)
+    out = bytearray()
+
+    def length_bytes(v):
+        while v >= 255:
+            out.append(255)
+            v -= 255
+        out.append(v)
+
+    def sequence(lit_start, lit_end, offset=0, match_len=0):
+        lit = lit_end - lit_start
+        token = (min(lit, 15) << 4) | (min(match_len - 4, 15) if match_len else 0)
+        out.append(token)
+        if lit >= 15:
+            length_bytes(lit - 15)
+        out.extend(data[lit_start:lit_end])
+        if match_len:
+            out.extend(struct.pack("<H", offset))
+            if match_len - 4 >= 15:
+                length_bytes(match_len - 4 - 15)
+
+    table = {}
+    anchor = i = 0
+    limit = n - 12  # the last match starts at least 12 bytes before the end
+    while i < limit:
+        key = data[i:i + 4]
+        cand = table.get(key)
+        table[key] = i
+        if cand is not None and i - cand <= 65535:
+            m, step = 4, 1 << 16
+            while step:  # extend by big slices first: a run of megabytes in a few compares
+                while i + m + step <= n - 5 and data[cand + m:cand + m + step] == data[i + m:i + m + step]:
+                    m += step
+                step >>= 1
+            sequence(anchor, i, i - cand, m)
+            i += m
+            anchor = i
+        else:
+            i += 1
+    sequence(anchor, n)  # the last literals
+    return bytes(out)
+
+
 # The system columns a Linux capture declares (FORMAT.md section 2): name, unit, encoding, scale.
 LINUX_COLUMNS = [("frame_ms", "ms", 0, 1e-6), ("memory_mb", "MB", 1, 1e-6), ("io_ms", "ms", 0, 1e-3),
                  ("io_MB", "MB", 0, 1e-6), ("cpu_ms", "ms", 0, 1e-3)]
@@ -92,8 +141,10 @@ LINUX_COLUMNS = [("frame_ms", "ms", 0, 1e-6), ("memory_mb", "MB", 1, 1e-6), ("io
 
 class CaptureWriter:
     def __init__(self, flame=True, system_columns=(("frame_ms", "ms", 0, 1e-6),), producer="craft_capture.py",
-                 process="crafted", pid=4242, wall_epoch_ns=1_700_000_000_000_000_000):
+                 process="crafted", pid=4242, wall_epoch_ns=1_700_000_000_000_000_000, compress=False):
+        """compress: LZ4 blocks (lz4_block) instead of stored records."""
         self.system = list(system_columns)
+        self.compress = compress
         body = bytearray()
         body += varint(1 if flame else 0)
         body += struct.pack("<Q", wall_epoch_ns & ((1 << 64) - 1))
@@ -110,7 +161,10 @@ class CaptureWriter:
         self.prev_user = {}
 
     def record(self, decoded):
-        payload = varint(len(decoded) << 1 | 1) + decoded  # stored, not compressed
+        if self.compress:
+            payload = varint(len(decoded) << 1) + lz4_block(decoded)
+        else:
+            payload = varint(len(decoded) << 1 | 1) + decoded  # stored, not compressed
         length = struct.pack("<I", len(payload) + 4)
         check = struct.pack("<I", crc32c(length + payload))
         self.out += length + check + payload
@@ -166,9 +220,16 @@ class CaptureWriter:
             for tid, scopes in items:
                 d += varint(tid) + varint(len(scopes))
                 prev = start
-                for site, depth, s_start, s_dur in scopes:
-                    d += varint(site) + varint(depth) + svarint(s_start - prev) + varint(s_dur)
-                    prev = s_start
+                encoded, memo = [], {}  # a million equal scopes encode once
+                for scope in scopes:
+                    key = (scope, scope[2] - prev)
+                    b = memo.get(key)
+                    if b is None:
+                        site, depth, s_start, s_dur = scope
+                        b = memo[key] = varint(site) + varint(depth) + svarint(s_start - prev) + varint(s_dur)
+                    encoded.append(b)
+                    prev = scope[2]
+                d += b"".join(encoded)
         self.record(bytes(d))
         self.prev_index, self.prev_start, self.prev_duration = index, start, duration
 

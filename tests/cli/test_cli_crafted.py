@@ -225,6 +225,42 @@ def test_escapes():
     vor("flamegraph", "--folded", stacks, "-o", tmp("escapes.svg"))
 
 
+def test_progress():
+    """Progress on long work with few frames: six frames of a million scopes each (a small
+    file: records compress 250 times). The command takes well over 100 ms; with stderr on a
+    terminal a progress line shows and is erased at the end. (It used to be looked at once
+    every 256 frames only: never here.)"""
+    import pty
+    import select
+    w = CaptureWriter(compress=True)
+    for k in range(6):
+        w.frame(duration=1000, sites=[(1, "tick", "", "", 0)] if k == 0 else (),
+                threads=[(1, "main", 0)] if k == 0 else (), flame={1: [(1, 0, 1000 * k + 10, 0)] * 1_000_000})
+    w.end()
+    path = w.save(tmp("progress.vor"))
+    for args in (["summary", path], ["export", path, "--format", "folded", "-o", tmp("progress.folded")]):
+        master, slave = pty.openpty()
+        p = subprocess.Popen([ARGS.vor, *args], stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        seen = b""
+        while True:
+            ready, _, _ = select.select([master], [], [], 120)
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the other side closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+        os.close(master)
+        equal(p.wait(timeout=120), 0, f"vor {' '.join(args)}")
+        check(re.search(rb"\rvor \w+: .*progress\.vor: [0-9,]+ frames, [0-9]+%", seen),
+              f"vor {' '.join(args)}: no progress line on the terminal: {seen!r}")
+        check(seen.endswith(b"\r\x1b[K"), f"vor {' '.join(args)}: the progress line is erased: {seen[-40:]!r}")
+
+
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
 
 

@@ -1142,8 +1142,46 @@ def test_true_stacks():
         equal(d["a"]["drops"]["total"], s["drops"]["total"], f"{name}: diff drops")
 
 
+def help_options(text):
+    """(option, takes a value) for each option a --help text defines: lines that start with
+    blanks and a dash, and the usage lines' [--option VALUE] groups."""
+    found = {}
+    for line in text.splitlines():
+        m = re.match(r"\s+(-\w)?(?:, )?(--[a-z][\w-]*)?( [A-Z][\w.\[\]%]*)?", line)
+        if m and (m.group(1) or m.group(2)):
+            for opt in (m.group(1), m.group(2)):
+                if opt:
+                    found[opt] = bool(m.group(3))
+        if line.startswith("usage:") or line.startswith("       vor"):
+            for opt, value in re.findall(r"\[(--[a-z][\w-]*)( [A-Z][\w.]*)?", line):
+                found.setdefault(opt, bool(value))
+    return found
+
+
+def test_help():
+    """Issue 10.6: every option a command's --help offers is one the command takes (a
+    one-input command offers no option for two inputs), and the help says what it is."""
+    for cmd in ("summary", "export", "tail", "flamegraph", "diff", "serve"):
+        rc, text, err = vor(cmd, "--help")
+        equal((rc, err), (0, ""), f"vor {cmd} --help")
+        opts = help_options(text)
+        check(len(opts) >= 3, f"{cmd}: options found in the help: {opts}")
+        for opt, takes_value in sorted(opts.items()):
+            if opt in ("-h", "--help"):
+                continue
+            args = [cmd, opt] + (["1"] if takes_value else []) + ["--zz-not-an-option"]
+            rc, out, err = vor(*args, timeout=30)
+            equal(rc, 2, f"vor {' '.join(args)}")
+            check(f"unknown option '{opt}" not in err and "takes no value" not in err and "needs a value" not in err,
+                  f"vor {' '.join(args)}: the help offers {opt}, the command refuses it: {err!r}")
+    rc, text, err = vor("flamegraph", "--help")
+    for word in ("--normalize", "Differential"):
+        check(word not in text, f"vor flamegraph --help offers {word!r}: it takes one input")
+
+
 TESTS = {
     "true_stacks": test_true_stacks,
+    "help": test_help,
     "summary": test_summary,
     "csv": test_csv,
     "folded": test_folded,
