@@ -123,6 +123,13 @@ size_t cli_text_shown_length(const char *s);
 /* `s` as shown, into out (cap bytes with the NUL); cut between characters and ended with
  * "..." when it does not fit. Returns out. */
 char *cli_text_show(char *out, size_t cap, const char *s);
+/* Appends printf text at buf[len] (buf holds cap bytes with the NUL) and returns the new
+ * length; text that does not fit is cut and ends with "...". Never writes past cap. */
+size_t cli_append(char *buf, size_t cap, size_t len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 /* The same in at most max_shown bytes (and cap - 1), shortened in the middle with "...":
  * 2/5 of the room for the start, 3/5 for the end. Returns out. */
 char *cli_text_show_middle(char *out, size_t cap, const char *s, size_t max_shown);

@@ -72,19 +72,17 @@ typedef struct capture_notes {
 
 static void compose_notes(capture_notes *n, const stacks *st, const drop_stats *drops) {
     char line[512];
-    drop_stats_line(drops, line, sizeof line);
-    size_t len = (size_t)snprintf(n->text, sizeof n->text, "%s in these frames", line);
+    size_t len = cli_append(n->text, sizeof n->text, 0, "%s in these frames", drop_stats_line(drops, line, sizeof line));
     if (st->compensating)
-        len += (size_t)snprintf(n->text + len, sizeof n->text - len,
-                                "; times compensated for the profiler's own cost (%.1f ns per scope, %.1f ns per "
-                                "function)",
-                                st->scope_cost_ns, st->function_cost_ns);
-    else if (len < sizeof n->text)
-        len += (size_t)snprintf(n->text + len, sizeof n->text - len, "; times raw%s",
-                                st->costs_known ? " (--raw)" : " (no calibrated cost in the capture)");
-    if (st->stats.parent_unknown && len < sizeof n->text)
-        snprintf(n->text + len, sizeof n->text - len, "; %llu scopes under " STACKS_PLACEHOLDER,
-                 (unsigned long long)st->stats.parent_unknown);
+        len = cli_append(n->text, sizeof n->text, len,
+                         "; times compensated for the profiler's own cost (%.1f ns per scope, %.1f ns per function)",
+                         st->scope_cost_ns, st->function_cost_ns);
+    else
+        len = cli_append(n->text, sizeof n->text, len, "; times raw%s",
+                         st->costs_known ? " (--raw)" : " (no calibrated cost in the capture)");
+    if (st->stats.parent_unknown)
+        cli_append(n->text, sizeof n->text, len, "; %llu scopes under " STACKS_PLACEHOLDER,
+                   (unsigned long long)st->stats.parent_unknown);
 }
 
 static int from_capture(flamegraph_tree **tree, const flamegraph_options *opt, const char *path, capture_notes *notes) {

@@ -88,25 +88,6 @@ static void sleep_ms(uint64_t ms) {
 
 /* ---- One line per frame ---------------------------------------------------------------- */
 
-static size_t append(char *line, size_t len, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static size_t append(char *line, size_t len, const char *fmt, ...) {
-    if (len >= TAIL_LINE_BYTES - 1) return len;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line + len, TAIL_LINE_BYTES - len, fmt, ap);
-    va_end(ap);
-    if (n < 0) return len;
-    if ((size_t)n >= TAIL_LINE_BYTES - len) { /* truncated: mark it */
-        memcpy(line + TAIL_LINE_BYTES - 4, "...", 4);
-        return TAIL_LINE_BYTES - 1;
-    }
-    return len + (size_t)n;
-}
 
 static void format_frame(char line[TAIL_LINE_BYTES], const vor_reader *r, const vor_reader_frame *f) {
     double frame_ms = (double)f->duration_ns / 1e6;
@@ -114,7 +95,7 @@ static void format_frame(char line[TAIL_LINE_BYTES], const vor_reader *r, const 
         if (f->values[i].column_id == 0) frame_ms = f->values[i].value;
     size_t len = 0;
     line[0] = '\0';
-    len = append(line, len, "frame %llu  %.3f ms ", (unsigned long long)f->index, frame_ms);
+    len = cli_append(line, TAIL_LINE_BYTES, len, "frame %llu  %.3f ms ", (unsigned long long)f->index, frame_ms);
     for (uint32_t i = 0; i < f->n_values; i++) {
         if (f->values[i].column_id == 0) continue;
         const vor_reader_column *c = vor_reader_get_column(r, f->values[i].column_id);
@@ -122,11 +103,11 @@ static void format_frame(char line[TAIL_LINE_BYTES], const vor_reader *r, const 
         char num[NUMFMT_BYTES], name[TAIL_NAME_SHOWN];
         if (!isfinite(v)) numfmt_double(num, v);
         else snprintf(num, sizeof num, "%.4g", v);
-        if (c) len = append(line, len, " %s=%s", cli_text_show(name, sizeof name, c->name), num);
-        else len = append(line, len, " column%u=%s", f->values[i].column_id, num);
+        if (c) len = cli_append(line, TAIL_LINE_BYTES, len, " %s=%s", cli_text_show(name, sizeof name, c->name), num);
+        else len = cli_append(line, TAIL_LINE_BYTES, len, " column%u=%s", f->values[i].column_id, num);
     }
-    if (f->has_flame) len = append(line, len, "  scopes=%llu", (unsigned long long)f->n_scopes);
-    if (f->dropped_scopes) len = append(line, len, " dropped=%llu", (unsigned long long)f->dropped_scopes);
+    if (f->has_flame) len = cli_append(line, TAIL_LINE_BYTES, len, "  scopes=%llu", (unsigned long long)f->n_scopes);
+    if (f->dropped_scopes) len = cli_append(line, TAIL_LINE_BYTES, len, " dropped=%llu", (unsigned long long)f->dropped_scopes);
 }
 
 /* ---- The last N lines, kept while catching up ---------------------------------------------- */

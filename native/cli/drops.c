@@ -135,20 +135,17 @@ static void where(char *buf, size_t cap, const drop_entry *e) {
 char *drop_stats_line(const drop_stats *d, char *buf, size_t cap) {
     char n[NUMFMT_BYTES];
     if (d->total == 0) {
-        snprintf(buf, cap, "no scopes dropped");
+        cli_append(buf, cap, 0, "no scopes dropped");
         return buf;
     }
-    size_t len = (size_t)snprintf(buf, cap, "%s scopes dropped", numfmt_count(n, d->total));
-    for (uint32_t i = 0; i < d->n_entries && i < 3 && len < cap; i++) {
-        const drop_entry *e = &d->entries[i];
-        len += (size_t)snprintf(buf + len, cap - len, "%s %s: %s", i ? ";" : " (", drop_cause_key(e->cause),
-                                numfmt_count(n, e->count));
-    }
-    if (d->unattributed && len < cap)
-        len += (size_t)snprintf(buf + len, cap - len, "%s cause not recorded: %s", d->n_entries ? ";" : " (",
-                                numfmt_count(n, d->unattributed));
-    if ((d->n_entries || d->unattributed) && len < cap)
-        snprintf(buf + len, cap - len, "%s)", d->n_entries > 3 ? "; ..." : "");
+    size_t len = cli_append(buf, cap, 0, "%s scopes dropped", numfmt_count(n, d->total));
+    for (uint32_t i = 0; i < d->n_entries && i < 3; i++)
+        len = cli_append(buf, cap, len, "%s%s: %s", i ? "; " : " (", drop_cause_key(d->entries[i].cause),
+                         numfmt_count(n, d->entries[i].count));
+    if (d->unattributed)
+        len = cli_append(buf, cap, len, "%scause not recorded: %s", d->n_entries ? "; " : " (",
+                         numfmt_count(n, d->unattributed));
+    if (d->n_entries || d->unattributed) cli_append(buf, cap, len, "%s)", d->n_entries > 3 ? "; ..." : "");
     return buf;
 }
 

@@ -1,4 +1,4 @@
-"""craft_capture.py: writes .vor captures byte by byte from docs/FORMAT.md, for tests that
+"""craft_capture.py: writes .vor captures (format 1.0 or 1.1) byte by byte from docs/FORMAT.md, for tests that
 need inputs no instrumented program makes: durations near 2^63, thread ids >= 65,536,
 undeclared site ids near 2^32, sparse column ids, renamed threads, control characters in
 names, frames whose scopes nest in any chosen way.
@@ -140,11 +140,18 @@ LINUX_COLUMNS = [("frame_ms", "ms", 0, 1e-6), ("memory_mb", "MB", 1, 1e-6), ("io
 
 
 class CaptureWriter:
+    """minor=0 writes format 1.0, minor=1 format 1.1 (docs/FORMAT.md: checked record sizes,
+    absolute index and start, open scopes, drops by cause, clock and cost fields, modules)."""
+
     def __init__(self, flame=True, system_columns=(("frame_ms", "ms", 0, 1e-6),), producer="craft_capture.py",
-                 process="crafted", pid=4242, wall_epoch_ns=1_700_000_000_000_000_000, compress=False):
-        """compress: LZ4 blocks (lz4_block) instead of stored records."""
+                 process="crafted", pid=4242, wall_epoch_ns=1_700_000_000_000_000_000, compress=False, minor=0,
+                 clock_resolution_ns=0, clock_source="", cross_origin_isolated=0, scope_cost_ns=0.0,
+                 function_cost_ns=0.0):
+        """compress: LZ4 blocks (lz4_block) instead of stored records. cross_origin_isolated:
+        the header byte (0 not a page or unknown, 1 not isolated, 2 isolated)."""
         self.system = list(system_columns)
         self.compress = compress
+        self.minor = minor
         body = bytearray()
         body += varint(1 if flame else 0)
         body += struct.pack("<Q", wall_epoch_ns & ((1 << 64) - 1))
@@ -153,7 +160,14 @@ class CaptureWriter:
         body += varint(len(self.system))
         for i, (name, unit, enc, scale) in enumerate(self.system):
             body += varint(i) + string(name) + string(unit) + bytes([enc]) + struct.pack("<d", scale)
-        fixed = struct.pack("<HHI", 1, 0, len(body)) + bytes(body)
+        if minor >= 1:
+            body += varint(clock_resolution_ns) + string(clock_source) + bytes([cross_origin_isolated])
+            body += struct.pack("<dd", scope_cost_ns, function_cost_ns)
+        versions = struct.pack("<HHI", 1, minor, len(body))
+        if minor >= 1:
+            fixed = versions + struct.pack("<I", crc32c(versions)) + bytes(body)
+        else:
+            fixed = versions + bytes(body)
         self.out = bytearray(b"\x89VOR\r\n\x1a\n") + fixed + struct.pack("<I", crc32c(fixed))
         self.prev_index = None
         self.prev_start = 0
@@ -161,6 +175,15 @@ class CaptureWriter:
         self.prev_user = {}
 
     def record(self, decoded):
+        if self.minor >= 1:
+            if self.compress:
+                body, size = varint(len(decoded)) + lz4_block(decoded), 1 << 31
+            else:
+                body, size = decoded, 0
+            size = struct.pack("<I", size | len(body))
+            head = size + struct.pack("<H", crc32c(size) & 0xFFFF)
+            self.out += head + struct.pack("<I", crc32c(head + body)) + body
+            return
         if self.compress:
             payload = varint(len(decoded) << 1) + lz4_block(decoded)
         else:
@@ -169,38 +192,54 @@ class CaptureWriter:
         check = struct.pack("<I", crc32c(length + payload))
         self.out += length + check + payload
 
-    def frame(self, duration, index=None, start=None, overhead=0, columns=(), sites=(), threads=(), values=None,
-              dropped=None, flame=None, presence=None, system_values=None):
-        """columns: (id, name, unit); sites: (id, name, function, file, line); threads: (id, name, os_tid);
-        values: {user column id: float}; flame: {thread id: [(site, depth, start, duration), ...]} (a dict
-        or a list of (thread id, scopes) pairs, kept in order); system_values: raw values of columns
-        1..S-1 present (a list, in id order)."""
+    def frame(self, duration, index=None, start=None, overhead=0, columns=(), sites=(), threads=(), modules=(),
+              values=None, dropped=None, drops=None, flame=None, presence=None, system_values=None):
+        """columns: (id, name, unit); sites: (id, name, function, file, line[, module id, address]);
+        threads: (id, name, os_tid); modules (1.1): (id, path, build id, load address);
+        values: {user column id: float}; dropped: the frame's total; drops (1.1): (cause,
+        thread id, count) entries; flame: {thread id: scopes} (a dict, or a list of (thread id,
+        scopes) pairs kept in order), scopes being (site, depth, start, duration) for ended ones,
+        in end order, then ("open", site, start) for those still open, outermost first; an
+        ended scope may add a fifth item, 1 for unwound (1.1). system_values: raw values of
+        columns 1..S-1 present (a list, in id order)."""
         expected_index = 0 if self.prev_index is None else self.prev_index + 1
         expected_start = 0 if self.prev_index is None else self.prev_start + self.prev_duration
         index = expected_index if index is None else index
         start = expected_start if start is None else start
+        v11 = self.minor >= 1
         flags = 0
-        if columns or sites or threads:
+        if columns or sites or threads or modules:
             flags |= FRAME_DECLARATIONS
         if presence is not None:
             flags |= FRAME_PRESENCE
-        if dropped:
+        if dropped or drops:
             flags |= FRAME_DROPS
         if flame is not None:
             flags |= FRAME_FLAME
         d = bytearray([1])
-        d += varint(flags) + varint(index - expected_index) + svarint(start - expected_start)
+        d += varint(flags)
+        if v11:
+            d += varint(index) + varint(start)
+        else:
+            d += varint(index - expected_index) + svarint(start - expected_start)
         d += varint(duration) + varint(overhead)
         if flags & FRAME_DECLARATIONS:
             d += varint(len(columns))
             for cid, name, unit in columns:
                 d += varint(cid) + string(name) + string(unit)
             d += varint(len(sites))
-            for sid, name, function, file, line in sites:
+            for site in sites:
+                sid, name, function, file, line = site[:5]
                 d += varint(sid) + string(name) + string(function) + string(file) + varint(line)
+                if v11:
+                    d += varint(site[5] if len(site) > 5 else 0) + varint(site[6] if len(site) > 6 else 0)
             d += varint(len(threads))
             for tid, name, os_tid in threads:
                 d += varint(tid) + string(name) + varint(os_tid)
+            if v11:
+                d += varint(len(modules))
+                for mid, path, build_id, load in modules:
+                    d += varint(mid) + string(path) + string(build_id) + varint(load)
         if presence is not None:
             d += varint(presence)
         for v in system_values or []:
@@ -209,27 +248,48 @@ class CaptureWriter:
         d += varint(len(values))
         prev_id = len(self.system) - 1
         for cid in sorted(values):
-            d += varint(cid - prev_id - 1) + xorf64(values[cid], self.prev_user.get(cid, 0.0))
+            # 1.1: every value in full (xorf64 against +0.0; +0.0 itself is 0x80).
+            if v11:
+                d += varint(cid - prev_id - 1)
+                d += b"\x80" if f64_bits(values[cid]) == 0 else xorf64(values[cid], 0.0)
+            else:
+                d += varint(cid - prev_id - 1) + xorf64(values[cid], self.prev_user.get(cid, 0.0))
             self.prev_user[cid] = values[cid]
             prev_id = cid
-        if dropped:
-            d += varint(dropped)
+        if flags & FRAME_DROPS:
+            d += varint(dropped if dropped is not None else sum(c for _, _, c in drops or ()))
+            if v11:
+                d += varint(len(drops or ()))
+                for cause, tid, count in drops or ():
+                    d += varint(cause) + varint(tid) + varint(count)
         if flame is not None:
             items = list(flame.items()) if isinstance(flame, dict) else list(flame)
             d += varint(len(items))
             for tid, scopes in items:
-                d += varint(tid) + varint(len(scopes))
+                ended = [x for x in scopes if x[0] != "open"]
+                opened = [x for x in scopes if x[0] == "open"]
+                d += varint(tid) + varint(len(ended))
+                if v11:
+                    d += varint(len(opened))
+                elif opened:
+                    raise ValueError("format 1.0 has no open scopes")
                 prev = start
                 encoded, memo = [], {}  # a million equal scopes encode once
-                for scope in scopes:
+                for scope in ended:
                     key = (scope, scope[2] - prev)
                     b = memo.get(key)
                     if b is None:
-                        site, depth, s_start, s_dur = scope
-                        b = memo[key] = varint(site) + varint(depth) + svarint(s_start - prev) + varint(s_dur)
+                        site, depth, s_start, s_dur = scope[:4]
+                        unwound = scope[4] if len(scope) > 4 else 0
+                        depth_field = (depth << 1 | unwound) if v11 else depth
+                        b = memo[key] = varint(site) + varint(depth_field) + svarint(s_start - prev) + varint(s_dur)
                     encoded.append(b)
                     prev = scope[2]
                 d += b"".join(encoded)
+                prev = start
+                for _, site, s_start in opened:
+                    d += varint(site) + svarint(s_start - prev)
+                    prev = s_start
         self.record(bytes(d))
         self.prev_index, self.prev_start, self.prev_duration = index, start, duration
 
