@@ -20,8 +20,8 @@ int diff_stats_init(diff_stats *s, const stacks_options *options, const vor_read
 }
 
 int diff_stats_add_frame(diff_stats *s, const char *cmd, const cli_capture *c, const vor_reader_frame *f) {
+    if (!f->has_flame) return 0; /* drops too: what the comparison lacks is in the flame frames */
     drop_stats_add(&s->drops, c->reader, f);
-    if (!f->has_flame) return 0;
     s->flame_frames++;
     return cli_stacks_add(cmd, c, &s->st, f);
 }

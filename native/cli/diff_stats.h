@@ -13,8 +13,8 @@ typedef struct diff_stats {
 /* `options` as for the stack engine (tree NULL and per_frame for the table). 0 or -1
  * (memory). */
 int diff_stats_init(diff_stats *s, const stacks_options *options, const vor_reader *r);
-/* Adds a frame (frames without scopes only count their drops). 0, or an exit status
- * after a message naming the capture. */
+/* Adds a frame and its drops (frames without scopes add nothing: they are not compared).
+ * 0, or an exit status after a message naming the capture. */
 int diff_stats_add_frame(diff_stats *s, const char *cmd, const cli_capture *c, const vor_reader_frame *f);
 /* Per-frame figures of a name over all flame frames (absent = 0 in that frame). */
 double diff_stats_mean_per_frame(const diff_stats *s, uint32_t name);
