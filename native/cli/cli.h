@@ -336,6 +336,7 @@ void metric_stats_free(metric_stats *s);
 /* ---- Interned names (name_table.c) ------------------------------------------------------- */
 
 #define NAME_NONE UINT32_MAX
+#define NAME_TABLE_MAX (VOR_READER_MAX_SITES + VOR_READER_MAX_THREADS + 1024u) /* names kept */
 
 typedef struct name_table name_table;
 
@@ -466,9 +467,7 @@ typedef struct stacks {
     id_map sites;                           /* site id -> site_slots index */
     site_slot *site_slots;
     uint32_t n_site_slots, cap_site_slots;
-    id_map threads;                         /* thread id -> thread_ids index */
-    uint32_t *thread_ids;
-    uint32_t n_threads, cap_threads;
+    id_map threads;                         /* thread ids met (bounded) */
     stacks_scratch scratch;
     stacks_stats stats;
 } stacks;

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_TABLE_MAX (VOR_READER_MAX_SITES + VOR_READER_MAX_THREADS + 1024u)
 #define ARENA_CHUNK_BYTES (64u * 1024u)
 
 typedef struct arena_chunk {

@@ -93,7 +93,6 @@ void stacks_free(stacks *s) {
     }
     free(s->dist);
     free(s->site_slots);
-    free(s->thread_ids);
     id_map_free(&s->sites);
     id_map_free(&s->threads);
     free(s->scratch.contrib);
@@ -173,20 +172,10 @@ int stacks_site_is_function(const vor_reader_site *site) { return site && site->
 
 /* The bottom frame of a thread's stacks in the tree: a key made from its id. */
 static const char *thread_key(stacks *s, uint32_t thread_id, char buf[16]) {
-    if (!id_map_find(&s->threads, thread_id)) {
-        if (s->n_threads == s->cap_threads && s->n_threads < STACKS_MAX_THREADS) {
-            uint32_t cap = s->cap_threads ? s->cap_threads * 2 : 64;
-            uint32_t *p = realloc(s->thread_ids, (size_t)cap * sizeof *p);
-            if (p) {
-                s->thread_ids = p;
-                s->cap_threads = cap;
-            }
-        }
-        if (s->n_threads >= s->cap_threads || !id_map_put(&s->threads, thread_id, s->n_threads)) {
-            s->stats.threads_merged++;
-            return MORE_THREADS_KEY;
-        }
-        s->thread_ids[s->n_threads++] = thread_id;
+    /* The map only bounds how many threads stay apart (STACKS_MAX_THREADS). */
+    if (!id_map_find(&s->threads, thread_id) && !id_map_put(&s->threads, thread_id, s->threads.count)) {
+        s->stats.threads_merged++;
+        return MORE_THREADS_KEY;
     }
     buf[0] = THREAD_KEY_PREFIX;
     snprintf(buf + 1, 15, "%u", thread_id);

@@ -256,8 +256,9 @@ void summary_print_text(summary *s, FILE *out) {
         fprintf(out, "note: irregular timing: %s scopes were shorter than their children (self time taken as 0)\n",
                 numfmt_count(a, ts->children_longer));
     if (ts->names_refused)
-        fprintf(out, "note: %s scopes had names beyond the %u kept; they are counted as \"" STACKS_MORE_NAMES "\"\n",
-                numfmt_count(a, ts->names_refused), STACKS_MAX_SITES);
+        fprintf(out, "note: %s scopes had names beyond the %u distinct names kept; they are counted as \"" STACKS_MORE_NAMES
+                     "\"\n",
+                numfmt_count(a, ts->names_refused), NAME_TABLE_MAX);
 }
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
