@@ -467,6 +467,8 @@ typedef struct stacks {
     id_map sites;                           /* site id -> site_slots index */
     site_slot *site_slots;
     uint32_t n_site_slots, cap_site_slots;
+    uint32_t last_site_id, last_site_name;  /* the last site named, and its name id */
+    const char *last_site_reader_name;
     id_map threads;                         /* thread ids met (bounded) */
     stacks_scratch scratch;
     stacks_stats stats;

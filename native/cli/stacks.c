@@ -139,8 +139,14 @@ static uint32_t intern(stacks *s, const char *name) {
 static uint32_t site_name(stacks *s, const vor_reader *r, uint32_t site_id) {
     const vor_reader_site *site = vor_reader_get_site(r, site_id);
     const char *declared = site && site->name && site->name[0] ? site->name : NULL;
+    /* Consecutive scopes often share a site: the last answer first. */
+    if (declared && site_id == s->last_site_id && declared == s->last_site_reader_name) return s->last_site_name;
     uint32_t *slot = id_map_find(&s->sites, site_id);
-    if (slot && s->site_slots[*slot].reader_name == declared && declared) return s->site_slots[*slot].name;
+    if (slot && s->site_slots[*slot].reader_name == declared && declared) {
+        s->last_site_id = site_id;
+        s->last_site_reader_name = declared;
+        return s->last_site_name = s->site_slots[*slot].name;
+    }
     char fallback[32];
     snprintf(fallback, sizeof fallback, "site %u", site_id);
     uint32_t name = intern(s, declared ? declared : fallback);
