@@ -75,11 +75,12 @@ export function mountPanel(element, options = {}) {
   const budgetInput = el(doc, 'input', '', { type: 'number', min: '0.1', step: '0.1' });
   budgetLabel.append('budget', budgetInput, 'ms');
   const chip = el(doc, 'button', 'vor-chip vor-overhead', { type: 'button', 'aria-pressed': 'false' });
+  const clockChip = el(doc, 'span', 'vor-clock', { hidden: '' });
   const stats = el(doc, 'span', 'vor-stats');
   const spacer = el(doc, 'span', 'vor-spacer');
   const sourceSlot = el(doc, 'span', 'vor-source');
   const status = el(doc, 'span', 'vor-status', { role: 'status' });
-  toolbar.append(brand, pauseBtn, budgetLabel, chip, stats, spacer, sourceSlot, status);
+  toolbar.append(brand, pauseBtn, budgetLabel, chip, clockChip, stats, spacer, sourceSlot, status);
   const scroll = el(doc, 'div', 'vor-scroll');
   const canvas = el(doc, 'canvas', 'vor-canvas');
   const tooltip = el(doc, 'div', 'vor-tooltip', { hidden: '' });
@@ -413,6 +414,23 @@ export function mountPanel(element, options = {}) {
   }
 
   let toolbarText = '';
+  // The clock chip: the step scopes were timed with (amber at 100 µs and above, where most short
+  // scopes measure 0), and in a browser whether the page was cross-origin isolated.
+  function clockChipContent(clock) {
+    if (!clock) return { text: '', title: '', coarse: false };
+    const us = clock.resolutionNs / 1000;
+    const step = us >= 1 ? `${+us.toPrecision(3)} µs` : `${clock.resolutionNs} ns`;
+    const coarse = clock.resolutionNs >= 100000;
+    let title = `Scopes were timed with ${clock.source || 'a clock'} in ${step} steps: shorter ones measure 0 or one step.`;
+    if (clock.crossOriginIsolated === false) {
+      title += ' The page was not cross-origin isolated; served with "Cross-Origin-Opener-Policy: same-origin" and ' +
+        '"Cross-Origin-Embedder-Policy: require-corp" it gets 5 µs steps (vor README, Timer resolution).';
+    } else if (clock.crossOriginIsolated === true) {
+      title += ' The page was cross-origin isolated.';
+    }
+    return { text: `clock ${step}`, title, coarse };
+  }
+
   function updateToolbar(a, b) {
     pauseBtn.textContent = state.paused ? '▶ Resume' : '❚❚ Pause';
     pauseBtn.dataset.paused = String(state.paused);
@@ -435,9 +453,14 @@ export function mountPanel(element, options = {}) {
     const hiddenText = hidden ? ` · ${hidden.toLocaleString('en-US')} more metrics not plotted` : '';
     const statsText = `${store.size.toLocaleString('en-US')}/${store.capacity.toLocaleString('en-US')} frames · ` +
       `${store.totalScopes.toLocaleString('en-US')} scopes${rej}${hiddenText}`;
-    const key = chipText + statsText + state.paused + state.showOverhead;
+    const clock = clockChipContent(store.decls.clock);
+    const key = chipText + statsText + state.paused + state.showOverhead + clock.text;
     if (key === toolbarText) return;
     toolbarText = key;
+    clockChip.hidden = !clock.text;
+    clockChip.textContent = clock.text;
+    clockChip.title = clock.title;
+    clockChip.dataset.coarse = String(clock.coarse);
     chip.textContent = chipText;
     chip.title = chipTitle;
     chip.setAttribute('aria-pressed', String(state.showOverhead));

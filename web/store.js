@@ -31,7 +31,7 @@ export const SCOPES_NONE = 0; // metrics-only frame
 export const SCOPES_PRESENT = 1;
 export const SCOPES_EVICTED = 2; // released to stay within the scope budget
 
-/** Declared columns, sites and threads, merged from every declarations object received. */
+/** Declared columns, sites, threads and clock, merged from every declarations object received. */
 export class Declarations {
   constructor() { this.clear(); }
 
@@ -40,6 +40,7 @@ export class Declarations {
     this.sites = new Map(); // id -> {id, name, function, file, line}
     this.threads = new Map(); // id -> {id, name, order}
     this.frameMsColumn = -1;
+    this.clock = null; // {resolutionNs, source, crossOriginIsolated (true, false or null)} once declared
     this.ignored = 0; // declarations past MAX_DECLARED
     this.version = (this.version ?? -1) + 1; // never goes back: caches keyed on it stay correct across a clear
   }
@@ -74,6 +75,14 @@ export class Declarations {
       const prev = this.threads.get(id);
       if (!prev && this.threads.size >= MAX_DECLARED.threads) { this.ignored++; continue; }
       this.threads.set(id, { id, name: String(t.name ?? `thread ${id}`), order: prev ? prev.order : this.threads.size });
+    }
+    // The clock scopes were timed with: a positive step in ns, else ignored.
+    const clock = d.clock;
+    if (clock && typeof clock === 'object' && Number(clock.resolution_ns) > 0 && Number.isFinite(Number(clock.resolution_ns))) {
+      this.clock = {
+        resolutionNs: Number(clock.resolution_ns), source: String(clock.source ?? ''),
+        crossOriginIsolated: typeof clock.cross_origin_isolated === 'boolean' ? clock.cross_origin_isolated : null,
+      };
     }
     this.version++;
   }

@@ -1,5 +1,7 @@
-/* clock.c: chooses the tick source, reads the OS monotonic clock, takes anchors and
- * builds tick-to-ns maps (see clock.h for why ticks are converted off the hot path).
+/* clock.c: chooses the tick source, reads the OS monotonic clock, takes anchors, keeps
+ * the counter's rate (a long baseline) and the session's timeline of tick-to-ns points,
+ * and measures what the outputs report about the clock (see clock.h for why ticks are
+ * converted off the hot path and how the timeline stays one monotone map).
  *
  * The time-stamp counter is used only when it is invariant (constant rate, not stopped
  * in sleep states): the CPU says so through CPUID, or the Linux kernel itself chose it as
@@ -8,6 +10,8 @@
  */
 #include "clock.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -34,6 +38,10 @@ static uint64_t (*fake_ticks_fn)(void *); /* tests: a counter with its own rate,
 static int ticks_are_counter(void) {
     int source = vor_atomic_load_relaxed(&vor_clock_source_now);
     return source == VOR_CLOCK_SOURCE_TSC || (source == VOR_CLOCK_SOURCE_FAKE && fake_ticks_fn != NULL);
+}
+
+int vor_clock_ticks_are_ns(void) {
+    return !ticks_are_counter();
 }
 static pthread_once_t clock_once = PTHREAD_ONCE_INIT;
 
@@ -110,11 +118,150 @@ double vor_wasm_realm_offset_ms(void) {
 }
 #endif
 
+
 uint64_t vor_clock_ticks_slow(void) {
     if (VOR_UNLIKELY(fake_ticks_fn != NULL) && vor_clock_source_now == VOR_CLOCK_SOURCE_FAKE)
         return fake_ticks_fn(fake_clock_user);
     return vor_clock_ns();
 }
+
+/* ---- The counter's rate ------------------------------------------------------------------ */
+
+#define ANCHOR_TRIES 6                /* reads of an anchor at most, keeping the tightest */
+#define START_BASELINE_NS 1000000u    /* the first rate spans at least 1 ms */
+#define SLEW 0.001                    /* an anchor moves the offset by at most 0.1% of its segment */
+#define STEP_NS 1000000               /* ... unless the OS clock is 1 ms ahead: then it steps */
+
+/* Written once by the start-up measurement (under clock_once) and then only under the
+ * frame lock (vor_timeline_close); read under it or after vor_clock_init. */
+static struct {
+    double ns_per_tick;     /* the rate of the longest baseline so far; 0 = unknown */
+    vor_clock_anchor ref;   /* where the baseline starts */
+    uint64_t baseline_ns;   /* its length when the rate was last set */
+    uint64_t tight_bracket; /* anchors whose bracket is within this are trusted */
+} model;
+
+#if !defined(VOR_PLATFORM_WASM) && (defined(VOR_ARCH_X86) || defined(VOR_ARCH_ARM64))
+#define HAS_COUNTER 1
+/* The counter itself, whatever the chosen source (used before the choice is made). */
+static inline uint64_t raw_counter(void) {
+#if defined(VOR_ARCH_X86)
+    return __rdtsc();
+#else
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#endif
+}
+
+static uint64_t raw_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The tightest of a few raw pairs. */
+static vor_clock_anchor raw_anchor(int tries) {
+    vor_clock_anchor best = {0, 0, UINT64_MAX};
+    for (int i = 0; i < tries; i++) {
+        uint64_t t0 = raw_counter();
+        uint64_t ns = raw_monotonic_ns();
+        uint64_t t1 = raw_counter();
+        if (t1 - t0 < best.bracket) {
+            best.tick = t0 + (t1 - t0) / 2;
+            best.ns = ns;
+            best.bracket = t1 - t0;
+        }
+    }
+    return best;
+}
+
+/* An anchor when the library is loaded: the start of the first baseline, so that by the
+ * first vor_enable() it usually spans the program's start-up and costs no wait. */
+static vor_clock_anchor load_anchor;
+__attribute__((constructor)) static void take_load_anchor(void) {
+    load_anchor = raw_anchor(8);
+}
+#endif
+
+/* One (tick, ns) pair through the chosen source. */
+static vor_clock_anchor read_pair(void) {
+    vor_clock_anchor a;
+    uint64_t t0 = vor_clock_ticks();
+    a.ns = vor_clock_ns();
+    uint64_t t1 = vor_clock_ticks();
+    a.tick = t0 + (t1 - t0) / 2;
+    a.bracket = t1 - t0;
+    return a;
+}
+
+int vor_clock_anchor_is_tight(const vor_clock_anchor *a) {
+    return a->bracket <= model.tight_bracket;
+}
+
+vor_clock_anchor vor_clock_anchor_now(void) {
+    vor_clock_anchor a;
+    if (!ticks_are_counter()) {
+        a.ns = vor_clock_ns();
+        a.tick = a.ns;
+        a.bracket = 0;
+        return a;
+    }
+    /* A pair whose thread was preempted or interrupted between its reads has a wide
+     * bracket: read again (a few times at most) and keep the tightest. */
+    vor_clock_anchor best = read_pair();
+    for (int i = 1; i < ANCHOR_TRIES && !vor_clock_anchor_is_tight(&best); i++) {
+        vor_clock_anchor next = read_pair();
+        if (next.bracket < best.bracket) best = next;
+    }
+    return best;
+}
+
+#if defined(HAS_COUNTER)
+/* The start-up measurement of the counter: how tight a pair can be, and a first rate over
+ * at least START_BASELINE_NS (since the library's load, or a wait for the rest). */
+static void measure_counter(void) {
+    uint64_t tightest = UINT64_MAX;
+    for (int i = 0; i < 16; i++) {
+        vor_clock_anchor a = read_pair();
+        if (a.bracket < tightest) tightest = a.bracket;
+    }
+    model.tight_bracket = 3 * tightest;
+    vor_clock_anchor first = load_anchor.ns ? load_anchor : vor_clock_anchor_now();
+    vor_clock_anchor now = vor_clock_anchor_now();
+    if (now.ns < first.ns + START_BASELINE_NS || now.tick <= first.tick) {
+        uint64_t left = first.ns + START_BASELINE_NS > now.ns ? first.ns + START_BASELINE_NS - now.ns : 0;
+        struct timespec ts = {0, (long)(left + 1000)};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+        now = vor_clock_anchor_now();
+    }
+    model.ns_per_tick = now.tick > first.tick ? (double)(now.ns - first.ns) / (double)(now.tick - first.tick) : 1.0;
+    model.ref = first;
+    model.baseline_ns = now.ns - first.ns;
+}
+#endif
+
+/* A frame's anchor: a tight one that doubles the baseline sets the rate from the baseline's
+ * start to it. Frame lock held. */
+static void observe_anchor(const vor_clock_anchor *a) {
+    if (!vor_clock_anchor_is_tight(a) || a->ns <= model.ref.ns || a->tick <= model.ref.tick) return;
+    uint64_t span = a->ns - model.ref.ns;
+    if (span < 2 * model.baseline_ns || span < START_BASELINE_NS) return;
+    model.ns_per_tick = (double)span / (double)(a->tick - model.ref.tick);
+    model.baseline_ns = span;
+}
+
+double vor_clock_ns_per_tick(void) {
+    return ticks_are_counter() && model.ns_per_tick > 0 ? model.ns_per_tick : 1.0;
+}
+
+uint64_t vor_clock_ticks_for_ns(uint64_t ns) {
+    if (!ticks_are_counter()) return ns;
+    return (uint64_t)ceil((double)ns / vor_clock_ns_per_tick());
+}
+
+/* ---- Source choice ------------------------------------------------------------------------ */
 
 #if defined(VOR_ARCH_X86) && !defined(VOR_PLATFORM_WASM)
 static int tsc_is_invariant(void) {
@@ -138,11 +285,13 @@ static void choose_source(void) {
 #if defined(VOR_ARCH_X86) && !defined(VOR_PLATFORM_WASM)
     if (tsc_is_invariant()) {
         vor_atomic_store_relaxed(&vor_clock_source_now, (int)VOR_CLOCK_SOURCE_TSC);
+        if (model.ns_per_tick == 0) measure_counter();
         return;
     }
     vor_log(VOR_LOG_CLOCK_FALLBACK, "rdtsc is not invariant on this CPU");
 #elif defined(VOR_ARCH_ARM64) && !defined(VOR_PLATFORM_WASM)
     vor_atomic_store_relaxed(&vor_clock_source_now, (int)VOR_CLOCK_SOURCE_TSC);
+    if (model.ns_per_tick == 0) measure_counter();
     return;
 #endif
     vor_atomic_store_relaxed(&vor_clock_source_now, (int)VOR_CLOCK_SOURCE_MONOTONIC);
@@ -152,39 +301,201 @@ void vor_clock_init(void) {
     pthread_once(&clock_once, choose_source);
 }
 
-vor_clock_anchor vor_clock_anchor_now(void) {
-    vor_clock_anchor a;
-    if (!ticks_are_counter()) {
-        a.ns = vor_clock_ns();
-        a.tick = a.ns;
-        return a;
-    }
-    /* Bracket the OS clock read with two counter reads and take the midpoint. */
-    uint64_t t0 = vor_clock_ticks();
-    a.ns = vor_clock_ns();
-    uint64_t t1 = vor_clock_ticks();
-    a.tick = t0 + (t1 - t0) / 2;
-    return a;
+/* ---- The timeline ------------------------------------------------------------------------- */
+
+/* Points of the session (frame thread, frame lock held). Scopes open for longer than the
+ * points kept are mapped with starts remembered per thread (frame_threads.c), so the
+ * history only has to cover scopes that begin and end within it. */
+#define TIMELINE_POINTS 1024u
+static vor_timeline_point points[TIMELINE_POINTS];
+static uint32_t point_count; /* kept, at most TIMELINE_POINTS */
+static uint32_t point_next;  /* where the next one goes */
+
+static void add_point(vor_timeline_point p) {
+    points[point_next] = p;
+    point_next = (point_next + 1) % TIMELINE_POINTS;
+    if (point_count < TIMELINE_POINTS) point_count++;
 }
 
-vor_clock_map vor_clock_map_between(vor_clock_anchor from, vor_clock_anchor to, double fallback_ns_per_tick) {
+/* The i-th point kept, oldest first. */
+static vor_timeline_point point_at(uint32_t i) {
+    return points[(point_next + TIMELINE_POINTS - point_count + i) % TIMELINE_POINTS];
+}
+
+void vor_timeline_reset(vor_clock_anchor epoch) {
+    point_count = point_next = 0;
+    vor_timeline_point p = {epoch.tick, (int64_t)epoch.ns};
+    add_point(p);
+}
+
+vor_timeline_point vor_timeline_last(void) {
+    return point_at(point_count - 1);
+}
+
+vor_timeline_point vor_timeline_close(vor_clock_anchor a) {
+    vor_timeline_point last = vor_timeline_last();
+    vor_timeline_point p;
+    if (!ticks_are_counter()) {
+        p.ns = (int64_t)a.ns > last.ns ? (int64_t)a.ns : last.ns;
+        p.tick = (uint64_t)p.ns;
+    } else {
+        observe_anchor(&a);
+        uint64_t dt = (int64_t)(a.tick - last.tick) > 0 ? a.tick - last.tick : 0;
+        double span = (double)dt * vor_clock_ns_per_tick();
+        int64_t predicted = last.ns + (int64_t)span;
+        int64_t correction = 0;
+        if (vor_clock_anchor_is_tight(&a)) {
+            int64_t error = (int64_t)a.ns - predicted;
+            int64_t limit = (int64_t)(span * SLEW);
+            if (error > STEP_NS)
+                correction = error; /* the OS clock ran ahead by far (a suspended VM): catch up */
+            else
+                correction = error > limit ? limit : (error < -limit ? -limit : error);
+        }
+        p.tick = last.tick + dt;
+        p.ns = predicted + correction;
+        if (p.ns < last.ns) p.ns = last.ns;
+    }
+    add_point(p);
+    return p;
+}
+
+vor_clock_map vor_clock_map_between(vor_timeline_point from, vor_timeline_point to) {
     vor_clock_map m;
     m.base_tick = from.tick;
-    m.base_ns = (int64_t)from.ns;
-    if (!ticks_are_counter()) {
-        m.ns_per_tick = 1.0;
-    } else if (to.tick > from.tick + 10000 && to.ns > from.ns) {
-        m.ns_per_tick = (double)(to.ns - from.ns) / (double)(to.tick - from.tick);
-    } else {
-        /* Too short an interval to measure the rate precisely: use the session's. */
-        m.ns_per_tick = fallback_ns_per_tick > 0 ? fallback_ns_per_tick : 1.0;
-    }
+    m.base_ns = from.ns;
+    m.end_tick = to.tick;
+    m.end_ns = to.ns > from.ns ? to.ns : from.ns;
+    m.ns_per_tick = to.tick > from.tick ? (double)(m.end_ns - from.ns) / (double)(to.tick - from.tick) : 0.0;
     return m;
 }
 
-void vor_testing_set_clock_with_ticks(uint64_t (*now_ns)(void *user), uint64_t (*ticks)(void *user), void *user) {
+int64_t vor_timeline_map(uint64_t tick) {
+    if (!ticks_are_counter()) return (int64_t)tick;
+    vor_timeline_point last = vor_timeline_last();
+    if ((int64_t)(tick - last.tick) >= 0) return last.ns + (int64_t)((double)(tick - last.tick) * vor_clock_ns_per_tick());
+    vor_timeline_point oldest = point_at(0);
+    if ((int64_t)(tick - oldest.tick) < 0) {
+        /* Older than every point kept: on the oldest segment's line. */
+        double slope = vor_clock_ns_per_tick();
+        if (point_count >= 2) {
+            vor_clock_map m = vor_clock_map_between(oldest, point_at(1));
+            if (m.ns_per_tick > 0) slope = m.ns_per_tick;
+        }
+        return oldest.ns - (int64_t)((double)(oldest.tick - tick) * slope);
+    }
+    /* The last point at or before the tick (point_count >= 2 here). */
+    uint32_t lo = 0, hi = point_count - 1;
+    while (lo + 1 < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if ((int64_t)(tick - point_at(mid).tick) >= 0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    vor_clock_map m = vor_clock_map_between(point_at(lo), point_at(lo + 1));
+    return vor_clock_map_ns(&m, tick);
+}
+
+/* ---- What outputs say about the clock ---------------------------------------------------- */
+
+static vor_clock_info info;
+static pthread_once_t info_once = PTHREAD_ONCE_INIT;
+
+#if defined(VOR_PLATFORM_WASM)
+EM_JS(int, vor_js_cross_origin_isolated, (void), {
+    if (typeof ENVIRONMENT_IS_NODE !== 'undefined' && ENVIRONMENT_IS_NODE) return -1;
+    if (typeof crossOriginIsolated === 'boolean') return crossOriginIsolated ? 1 : 0;
+    return -1;
+});
+
+/* Emscripten's clock under node is process.hrtime (library.js, emscripten_get_now). */
+EM_JS(int, vor_js_clock_is_hrtime, (void), {
+    return (typeof ENVIRONMENT_IS_NODE !== 'undefined' && ENVIRONMENT_IS_NODE) ? 1 : 0;
+});
+
+/* The smallest step between distinct readings of the clock over a few steps (at most
+ * 2 ms of spinning): 5 us or 100 us in browsers (coarsened), the call's own cost under
+ * node. */
+static uint64_t measured_step_ns(void) {
+    double start = emscripten_get_now(), prev = start, best = 0;
+    int steps = 0;
+    while (steps < 4) {
+        double t = emscripten_get_now();
+        if (t != prev) {
+            if (best == 0 || t - prev < best) best = t - prev;
+            prev = t;
+            steps++;
+        }
+        if (t - start > 2.0) break;
+    }
+    if (best == 0) best = emscripten_get_now() - start;
+    uint64_t ns = (uint64_t)(best * 1e6 + 0.5);
+    return ns ? ns : 1;
+}
+#endif
+
+/* The real source's facts, measured once per process (they do not change while it runs). */
+static void measure_info(void) {
+    vor_clock_init();
+    int source = vor_atomic_load_relaxed(&vor_clock_source_now);
+    info.cross_origin_isolated = -1;
+#if defined(VOR_PLATFORM_WASM)
+    (void)source; /* always performance.now() (process.hrtime under node) */
+    info.cross_origin_isolated = vor_js_cross_origin_isolated();
+    info.source = vor_js_clock_is_hrtime() ? "process.hrtime" : "performance.now";
+    info.resolution_ns = measured_step_ns();
+#else
+    if (source == VOR_CLOCK_SOURCE_TSC) {
+#if defined(VOR_ARCH_X86)
+        info.source = "tsc";
+#else
+        info.source = "cntvct";
+#endif
+        /* One tick is the counter's step (well under a ns on x86). */
+        double step = ceil(vor_clock_ns_per_tick());
+        info.resolution_ns = step >= 1 ? (uint64_t)step : 1;
+    } else {
+        struct timespec res;
+        info.source = "monotonic";
+        info.resolution_ns =
+            clock_getres(CLOCK_MONOTONIC, &res) == 0 ? (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec : 1;
+        if (info.resolution_ns == 0) info.resolution_ns = 1;
+    }
+#endif
+}
+
+void vor_clock_get_info(vor_clock_info *out) {
+    if (out == NULL) return;
+    if (vor_atomic_load_relaxed(&vor_clock_source_now) == VOR_CLOCK_SOURCE_FAKE) {
+        out->source = "fake";
+        out->resolution_ns = 1;
+        out->cross_origin_isolated = -1;
+        return;
+    }
+    pthread_once(&info_once, measure_info);
+    *out = info;
+}
+
+/* ---- Tests -------------------------------------------------------------------------------- */
+
+/* The real counter's model while a fake counter replaces it. */
+static __typeof__(model) real_model;
+static int real_model_saved;
+
+void vor_testing_set_clock_with_ticks(uint64_t (*now_ns)(void *user), uint64_t (*ticks)(void *user), void *user,
+                                      double ns_per_tick) {
     vor_testing_set_clock(now_ns, user);
     fake_ticks_fn = now_ns ? ticks : NULL;
+    if (now_ns && ticks) {
+        if (!real_model_saved) real_model = model;
+        real_model_saved = 1;
+        /* What the start-up measurement would have found. */
+        model.ns_per_tick = ns_per_tick > 0 ? ns_per_tick : 1.0;
+        model.tight_bracket = 0;
+        model.ref = read_pair();
+        model.baseline_ns = START_BASELINE_NS;
+    }
 }
 
 void vor_testing_set_clock(uint64_t (*now_ns)(void *user), void *user) {
@@ -196,8 +507,10 @@ void vor_testing_set_clock(uint64_t (*now_ns)(void *user), void *user) {
         vor_atomic_store_relaxed(&vor_clock_source_now, (int)VOR_CLOCK_SOURCE_FAKE);
     } else {
         fake_clock_fn = NULL;
+        if (real_model_saved) model = real_model;
+        real_model_saved = 0;
         vor_atomic_store_relaxed(&vor_clock_source_now, (int)VOR_CLOCK_SOURCE_MONOTONIC);
-        /* Re-run the choice for the real clock. */
+        /* Re-run the choice for the real clock (the counter keeps its measured rate). */
         choose_source();
     }
 }

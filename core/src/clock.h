@@ -4,10 +4,9 @@
  * x86 when it is invariant, the virtual counter on arm64, else the OS monotonic clock.
  * Two clock reads are most of a scope's cost, and rdtsc is about twice as cheap as
  * clock_gettime here, so the conversion to nanoseconds is kept out of the hot path:
- * vor_frame_mark() takes one (tick, ns) anchor pair per frame and maps the ticks of the
- * frame by linear interpolation between the previous anchor and this one. Frame
- * boundaries are therefore exact monotonic nanoseconds, and the tick rate never has to
- * be known in advance or be perfectly stable.
+ * vor_frame_mark() takes one (tick, ns) anchor per frame and the frame's ticks are mapped
+ * by the session's timeline (below): a rate from a long baseline, and anchors that only
+ * slew the offset, so the map is one monotone function across frames.
  *
  * Tests replace the source with a fake clock (vor_testing_set_clock), in which case
  * ticks are nanoseconds.
@@ -87,31 +86,90 @@ static inline uint64_t vor_clock_ticks(void) {
 /* Monotonic nanoseconds from the OS (or the fake clock). */
 VOR_HIDDEN uint64_t vor_clock_ns(void);
 
-/* Chooses the tick source (once per process; the fake clock overrides it). */
+/* Chooses the tick source (once per process; the fake clock overrides it) and, for a
+ * counter, measures its first rate (see "The rate" below). */
 VOR_HIDDEN void vor_clock_init(void);
 
-/* A (tick, ns) pair read as close together as the platform allows. */
+/* 1 when ticks are nanoseconds already (the OS clock, wasm, the plain fake clock): every
+ * map is the identity and no conversion is needed. */
+VOR_HIDDEN int vor_clock_ticks_are_ns(void);
+
+/* A (tick, ns) pair: the OS clock read between two counter reads. `bracket` is the
+ * distance between the two counter reads, the uncertainty of `tick` (0 when ticks are ns).
+ * vor_clock_anchor_now() reads up to a few pairs and keeps the tightest: a pair whose
+ * thread was preempted or interrupted between its reads has a wide bracket. */
 typedef struct vor_clock_anchor {
     uint64_t tick;
     uint64_t ns;
+    uint64_t bracket;
 } vor_clock_anchor;
 
 VOR_HIDDEN vor_clock_anchor vor_clock_anchor_now(void);
 
-/* Maps ticks to ns between two anchors (`from` earlier than `to`). Ticks outside the
- * interval are extrapolated at the same rate. */
+/* 1 when an anchor's bracket is tight enough to be trusted (see clock.c). */
+VOR_HIDDEN int vor_clock_anchor_is_tight(const vor_clock_anchor *a);
+
+/* The tick rate (ns per tick) of the long baseline; 1 when ticks are ns. */
+VOR_HIDDEN double vor_clock_ns_per_tick(void);
+
+/* Ticks in `ns` nanoseconds at the current rate (rounded up; for thresholds). */
+VOR_HIDDEN uint64_t vor_clock_ticks_for_ns(uint64_t ns);
+
+/* ---- The timeline: one tick-to-ns map for a session ------------------------------------
+ *
+ * The rate. A counter's rate is never taken from one frame: two anchors a few us apart
+ * with a few hundred ns of skew between the counter read and the OS clock read of one of
+ * them would give a rate off by several percent (scopes twice too long were measured that
+ * way on a loaded machine). The rate comes from a long baseline: at start-up, the span
+ * from the library's load (or at least 1 ms) between two tight anchors; afterwards, each
+ * time a frame's tight anchor doubles the baseline, the rate from the first anchor to it.
+ * So it is refined over seconds, and one late-read anchor never moves it (only tight ones
+ * count).
+ *
+ * The map. A session's timeline is a chain of points (tick, ns), one per frame boundary:
+ * vor_timeline_close() adds the next point at a frame's anchor, and ticks between two
+ * points map by interpolation between them. A new point continues the previous one at
+ * the current rate, and corrects towards the anchor's OS time only by an offset limited
+ * to 0.1% of the segment (a slew, as NTP does), so the map is monotone (time never runs
+ * backwards), continuous (a frame's end is the next frame's start) and one function for
+ * the whole session: a scope mapped at any time gets the same ns as every other use of
+ * its ticks. A tick older than the points kept maps on the oldest segment's line. */
+
+/* Starts the session's timeline at `epoch` (its first point). */
+VOR_HIDDEN void vor_timeline_reset(vor_clock_anchor epoch);
+
+/* Adds the point of a frame boundary read at `anchor`; returns it. */
+typedef struct vor_timeline_point {
+    uint64_t tick;
+    int64_t ns;
+} vor_timeline_point;
+VOR_HIDDEN vor_timeline_point vor_timeline_close(vor_clock_anchor anchor);
+
+/* The last point added (the current frame's start). */
+VOR_HIDDEN vor_timeline_point vor_timeline_last(void);
+
+/* Maps any tick: between two points by interpolation, after the last point at the
+ * current rate, before the oldest kept point on the oldest segment's line. */
+VOR_HIDDEN int64_t vor_timeline_map(uint64_t tick);
+
+/* One segment of the timeline, for mapping many ticks inside it without a search. */
 typedef struct vor_clock_map {
     uint64_t base_tick;
     int64_t base_ns;
+    uint64_t end_tick;
+    int64_t end_ns;
     double ns_per_tick;
 } vor_clock_map;
 
-VOR_HIDDEN vor_clock_map vor_clock_map_between(vor_clock_anchor from, vor_clock_anchor to, double fallback_ns_per_tick);
+VOR_HIDDEN vor_clock_map vor_clock_map_between(vor_timeline_point from, vor_timeline_point to);
 
+/* Maps a tick inside [base_tick, end_tick] (clamped to it, so the map never leaves the
+ * segment). */
 static inline int64_t vor_clock_map_ns(const vor_clock_map *m, uint64_t tick) {
-    /* Signed difference: a scope may have begun before the frame's first anchor. */
-    int64_t dt = (int64_t)(tick - m->base_tick);
-    return m->base_ns + (int64_t)((double)dt * m->ns_per_tick);
+    if ((int64_t)(tick - m->base_tick) <= 0) return m->base_ns;
+    if ((int64_t)(tick - m->end_tick) >= 0) return m->end_ns;
+    int64_t ns = m->base_ns + (int64_t)((double)(tick - m->base_tick) * m->ns_per_tick);
+    return ns < m->end_ns ? ns : m->end_ns;
 }
 
 #endif /* VOR_CLOCK_H */

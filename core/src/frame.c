@@ -1,9 +1,10 @@
 /* frame.c: vor_frame_mark() and the assembly of one frame record.
  *
  * Closing frame i, under the frame lock:
- *   1. take a (tick, ns) clock anchor; the previous one opened the frame, so the frame
- *      is [previous anchor, this anchor) in exact monotonic ns and ticks inside it map
- *      by interpolation between the two (clock.h);
+ *   1. take a (tick, ns) clock anchor and add the frame's end point to the session's
+ *      timeline (clock.h): the frame is [previous point, this point), frames are
+ *      contiguous, and every tick maps through the one monotone timeline, so a scope lies
+ *      within [start of the frame it began in, end of the frame it ended in];
  *   2. drain every thread's ring: each event becomes a vor_scope_record (site id, depth,
  *      start and duration in ns since the session epoch), grouped by thread in end order;
  *      rings whose threads exited are freed after their last events;
@@ -24,8 +25,7 @@
 #include "vor_internal.h"
 
 typedef struct frame_assembly {
-    vor_clock_anchor opened;       /* anchor at the start of the current frame */
-    double session_ns_per_tick;    /* long-run tick rate (fallback for short frames) */
+    vor_timeline_point opened;     /* the current frame's start on the timeline */
     uint64_t index;                /* index of the current frame */
     uint64_t discard_before_tick;  /* events that began before this are from a pause */
     int64_t last_mark_cost_ns;     /* cost of the vor_frame_mark that opened this frame */
@@ -43,46 +43,6 @@ typedef struct frame_assembly {
 
 static frame_assembly fa;
 
-/* Anchors of recent frames, so that a scope which began frames ago has its start mapped
- * with the anchors of the frame it began in: the same map that its children, recorded in
- * that frame, were given. Older than the history: the session's long-run rate. */
-#define ANCHOR_HISTORY 1024u
-static vor_clock_anchor anchor_history[ANCHOR_HISTORY];
-static uint32_t anchor_count; /* anchors stored, at most ANCHOR_HISTORY */
-static uint32_t anchor_next;  /* where the next one goes */
-
-static void remember_anchor(vor_clock_anchor a) {
-    anchor_history[anchor_next] = a;
-    anchor_next = (anchor_next + 1) % ANCHOR_HISTORY;
-    if (anchor_count < ANCHOR_HISTORY) anchor_count++;
-}
-
-/* The i-th remembered anchor, oldest first. */
-static vor_clock_anchor anchor_at(uint32_t i) {
-    return anchor_history[(anchor_next + ANCHOR_HISTORY - anchor_count + i) % ANCHOR_HISTORY];
-}
-
-/* Maps a tick earlier than the current frame's opening anchor. */
-static int64_t map_earlier_tick(uint64_t tick) {
-    if (anchor_count >= 2) {
-        /* Binary search for the last anchor at or before the tick. */
-        uint32_t lo = 0, hi = anchor_count - 1;
-        if ((int64_t)(tick - anchor_at(0).tick) >= 0) {
-            while (lo + 1 < hi) {
-                uint32_t mid = (lo + hi) / 2;
-                if ((int64_t)(tick - anchor_at(mid).tick) >= 0)
-                    lo = mid;
-                else
-                    hi = mid;
-            }
-            vor_clock_map m = vor_clock_map_between(anchor_at(lo), anchor_at(lo + 1), fa.session_ns_per_tick);
-            return vor_clock_map_ns(&m, tick);
-        }
-    }
-    vor_clock_anchor oldest = anchor_count ? anchor_at(0) : fa.opened;
-    vor_clock_map m = {oldest.tick, (int64_t)oldest.ns, fa.session_ns_per_tick > 0 ? fa.session_ns_per_tick : 1.0};
-    return vor_clock_map_ns(&m, tick);
-}
 static VOR_TLS char frame_thread_marker;
 
 /* Makes room for one more scope record; 0 when the cap is reached or memory is short. */
@@ -105,14 +65,14 @@ static int reserve_scope(uint32_t n) {
 int vor_frames_begin_session(void) {
     free(fa.scopes); /* NULL after a shutdown; still there in a child forked mid-session */
     memset(&fa, 0, sizeof fa);
-    fa.opened.tick = vor_session_now.epoch_tick;
-    fa.opened.ns = vor_session_now.epoch_ns;
+    vor_clock_anchor epoch = {vor_session_now.epoch_tick, vor_session_now.epoch_ns, 0};
+    vor_timeline_reset(epoch);
+    fa.opened = vor_timeline_last();
     fa.discard_before_tick = vor_session_now.epoch_tick;
-    fa.session_ns_per_tick = 0;
     fa.n_system = vor_columns_begin_session();
     fa.empty_span_ns = vor_empty_span_ns_locked();
-    anchor_count = anchor_next = 0;
-    remember_anchor(fa.opened);
+    vor_clock_info info;
+    vor_clock_get_info(&info); /* the clock's resolution, measured once, before outputs ask */
     return 1;
 }
 
@@ -130,10 +90,8 @@ void vor_frames_end_session(void) {
 }
 
 void vor_frames_restart(void) {
-    vor_clock_anchor now = vor_clock_anchor_now();
-    fa.opened = now;
-    remember_anchor(now);
-    fa.discard_before_tick = now.tick;
+    fa.opened = vor_timeline_close(vor_clock_anchor_now());
+    fa.discard_before_tick = fa.opened.tick;
     fa.last_mark_cost_ns = 0;
     vor_system_begin_session();
     uint64_t ns, bytes;
@@ -154,7 +112,7 @@ static uint32_t drain_thread(vor_thread *t, const vor_clock_map *map, uint64_t c
     uint64_t discard_before = fa.discard_before_tick;
     /* Ticks that are nanoseconds already (the OS clock, and always in wasm) map to
      * themselves: no conversion per scope. */
-    int identity = map->ns_per_tick == 1.0 && (uint64_t)map->base_ns == map->base_tick;
+    int identity = vor_clock_ticks_are_ns();
 
     for (; tail != head; tail++) {
         const vor_event *e = &t->events[tail & t->mask];
@@ -181,7 +139,8 @@ static uint32_t drain_thread(vor_thread *t, const vor_clock_map *map, uint64_t c
             start = (int64_t)e->start;
             end = (int64_t)e->end;
         } else {
-            start = (int64_t)(e->start - map->base_tick) < 0 ? map_earlier_tick(e->start) : vor_clock_map_ns(map, e->start);
+            /* A scope that began in an earlier frame maps through the timeline's points. */
+            start = (int64_t)(e->start - map->base_tick) < 0 ? vor_timeline_map(e->start) : vor_clock_map_ns(map, e->start);
             end = vor_clock_map_ns(map, e->end);
         }
         vor_scope_record *r = &fa.scopes[n_scopes++];
@@ -242,17 +201,14 @@ void vor_frame_mark(void) {
         return;
     }
 
-    vor_clock_anchor now = vor_clock_anchor_now();
-    if (now.tick > vor_session_now.epoch_tick + 1000000 && now.ns > vor_session_now.epoch_ns)
-        fa.session_ns_per_tick =
-            (double)(now.ns - vor_session_now.epoch_ns) / (double)(now.tick - vor_session_now.epoch_tick);
-    vor_clock_map map = vor_clock_map_between(fa.opened, now, fa.session_ns_per_tick);
+    vor_timeline_point now = vor_timeline_close(vor_clock_anchor_now());
+    vor_clock_map map = vor_clock_map_between(fa.opened, now);
 
     vor_frame_record rec;
     memset(&rec, 0, sizeof rec);
     rec.index = fa.index;
-    rec.start_ns = (int64_t)(fa.opened.ns - vor_session_now.epoch_ns);
-    rec.duration_ns = (int64_t)(now.ns - fa.opened.ns);
+    rec.start_ns = fa.opened.ns - (int64_t)vor_session_now.epoch_ns;
+    rec.duration_ns = now.ns - fa.opened.ns;
 
     /* Scopes, thread by thread. */
     uint32_t n_scopes = 0, n_threads = 0;
@@ -297,11 +253,9 @@ void vor_frame_mark(void) {
     fa.scopes_dropped += dropped;
     fa.index++;
     fa.opened = now;
-    remember_anchor(now);
 
     uint64_t left = vor_clock_ticks();
-    fa.last_mark_cost_ns = vor_clock_map_ns(&map, left) - vor_clock_map_ns(&map, entered);
-    if (fa.last_mark_cost_ns < 0) fa.last_mark_cost_ns = 0;
+    fa.last_mark_cost_ns = (int64_t)((double)(left - entered) * vor_clock_ns_per_tick());
     vor_frame_lock_release();
 }
 

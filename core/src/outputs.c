@@ -77,7 +77,7 @@ void vor_outputs_open_from_environment(void) {
         files += vor_capture_open(record, &options);
     }
 
-    if (trace && *trace) files += vor_chrome_trace_open(trace);
+    if (trace && *trace) files += vor_chrome_trace_open(trace, &(vor_chrome_trace_options){positive_env("VOR_TRACE_EVERY"), positive_env("VOR_TRACE_MAX_FRAMES"), 0});
 
     if (files && !exit_hook_registered) {
         exit_hook_registered = 1;

@@ -536,7 +536,6 @@ typedef struct export_job {
 int export_csv(export_job *job);
 int export_folded(export_job *job);
 int export_chrome(export_job *job);
-extern const int export_chrome_available; /* 0 when the core has no Chrome trace emitter */
 
 /* ---- Text formats (csv.c, json_writer.c, numfmt.c) --------------------------------------------- */
 

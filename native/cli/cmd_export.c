@@ -88,7 +88,6 @@ int cmd_export(int argc, char **argv) {
         return cli_usage_error(CMD, "%s", args.error);
     if (args.values[OPT_HELP]) {
         fputs(cmd_export_help, stdout);
-        if (!export_chrome_available) fputs("\nnote: --format chrome is not available in this build.\n", stdout);
         return CLI_EXIT_OK;
     }
     if (args.positional_count == 0) return cli_usage_error(CMD, "no capture file given");

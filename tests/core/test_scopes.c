@@ -97,61 +97,6 @@ static void frames_are_contiguous_and_scopes_land_in_the_frame_they_end_in(void 
     assert_int_equal(rec.frames[1].scopes[0].duration_ns, 1500);
 }
 
-/* A counter clock whose rate changes from frame to frame, as a TSC's rate against
- * CLOCK_MONOTONIC wobbles under NTP slewing: ticks advance `rate` per ns. */
-static uint64_t counter_ns, counter_ticks;
-static double counter_rate = 3.0;
-static uint64_t counter_now_ns(void *u) {
-    (void)u;
-    return counter_ns;
-}
-static uint64_t counter_now_ticks(void *u) {
-    (void)u;
-    return counter_ticks;
-}
-static void counter_advance(uint64_t ns) {
-    counter_ns += ns;
-    counter_ticks += (uint64_t)((double)ns * counter_rate);
-}
-
-static void scope_spanning_frames_is_mapped_with_its_first_frames_anchors(void **state) {
-    (void)state;
-    counter_ns = 1000000;
-    counter_ticks = 77777;
-    counter_rate = 3.0;
-    vor_testing_set_clock_with_ticks(counter_now_ns, counter_now_ticks, NULL);
-    vor_desc d = {0};
-    setup_with_capture(d);
-    vor_enable();
-    recording_attach(100);
-    static vor_site run = VOR_SITE_INIT("run");
-    counter_advance(100000);
-    assert_int_equal(vor_scope_begin(&run), 1); /* starts at 100 us in frame 0 */
-    counter_advance(50000);
-    {
-        VOR_SCOPE("child in frame 0"); /* 150 us .. 350 us */
-        counter_advance(200000);
-    }
-    counter_advance(650000);
-    vor_frame_mark(); /* frame 0 ends at 1 ms */
-    for (int f = 1; f < 5; f++) {
-        counter_rate = 3.0 + 0.7 * f; /* the counter's rate drifts every frame */
-        counter_advance(20000000);
-        vor_frame_mark();
-    }
-    counter_advance(500000);
-    vor_scope_end(); /* ends in frame 5 */
-    vor_frame_mark();
-    recorded_frame *f0 = &rec.frames[0], *f5 = &rec.frames[5];
-    assert_int_equal(f0->n_scopes, 1);
-    assert_int_equal(f0->scopes[0].start_ns, 150000);
-    assert_int_equal(f0->scopes[0].duration_ns, 200000);
-    assert_int_equal(f5->n_scopes, 1);
-    /* Mapped with frame 0's anchors (exact), not extrapolated back with frame 5's rate. */
-    assert_int_equal(f5->scopes[0].start_ns, 100000);
-    assert_int_equal(f5->scopes[0].start_ns + f5->scopes[0].duration_ns, 1000000 + 4 * 20000000 + 500000);
-}
-
 static void function_scope_is_named_after_the_function(void **state) {
     (void)state;
     vor_desc d = {0};
@@ -449,7 +394,6 @@ int main(void) {
         cmocka_unit_test_teardown(many_short_lived_threads_per_frame_are_not_refused, teardown),
         cmocka_unit_test_teardown(nested_scopes_have_exact_times_in_end_order, teardown),
         cmocka_unit_test_teardown(frames_are_contiguous_and_scopes_land_in_the_frame_they_end_in, teardown),
-        cmocka_unit_test_teardown(scope_spanning_frames_is_mapped_with_its_first_frames_anchors, teardown),
         cmocka_unit_test_teardown(function_scope_is_named_after_the_function, teardown),
         cmocka_unit_test_teardown(scopes_end_on_every_exit_path, teardown),
         cmocka_unit_test_teardown(disabled_path_records_nothing, teardown),

@@ -35,6 +35,7 @@ typedef struct vor_wasm_decoder {
     decoded_frame *frames;
     uint32_t n_frames, frames_capacity;
     uint32_t columns_sent, sites_sent;
+    int clock_sent;
     char **column_units; /* the unit last declared per column */
     uint32_t column_units_capacity;
     thread_table threads; /* threads declared, by id (thread_table.h) */
@@ -49,6 +50,7 @@ static void forget_names(vor_wasm_decoder *d) {
     d->column_units_capacity = 0;
     thread_table_clear(&d->threads);
     d->columns_sent = d->sites_sent = 0;
+    d->clock_sent = 0;
 }
 
 EMSCRIPTEN_KEEPALIVE vor_wasm_decoder *vor_wasm_decoder_new(void) {
@@ -122,6 +124,12 @@ static void declare(vor_wasm_decoder *d, const vor_reader_frame *f) {
         if (s) vor_declarations_site(&d->declarations, id, s->name, s->function, s->file, s->line);
     }
     d->sites_sent = sites;
+    if (!d->clock_sent) { /* the capture's clock (format 1.1 header; unknown in 1.0) */
+        const vor_reader_info *info = vor_reader_get_info(r);
+        if (info) vor_declarations_clock(&d->declarations, info->clock_resolution_ns, info->clock_source,
+                                         info->cross_origin_isolated);
+        d->clock_sent = 1;
+    }
     thread_table_make_room(&d->threads, f->n_threads);
     for (uint32_t t = 0; t < f->n_threads; t++) {
         uint32_t id = f->threads[t].thread_id;
