@@ -233,8 +233,10 @@ static int read_flame(vor_reader *r, vor_in *in, uint64_t at, int64_t frame_star
             prev = start;
         }
         /* 1.0 captures list no open scopes: a parent that ended in another frame is unknown. */
-        uint32_t last_at[VOR_MAX_DEPTH];
-        vor_scopes_link_parents(&r->scopes[total], (uint32_t)n, 0, last_at, VOR_MAX_DEPTH);
+        if (n) {
+            uint32_t last_at[VOR_MAX_DEPTH];
+            vor_scopes_link_parents(&r->scopes[total], (uint32_t)n, 0, last_at, VOR_MAX_DEPTH);
+        }
         r->frame_threads[t].thread_id = (uint32_t)id;
         r->frame_threads[t].n_scopes = (uint32_t)n;
         r->frame_threads[t].n_open = 0;

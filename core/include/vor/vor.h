@@ -109,7 +109,11 @@ VOR_API const char *vor_version_string(void);
     X(BAD_ENVIRONMENT, WARNING, "an environment variable had a bad value; it was ignored")             \
     X(OUT_OF_MEMORY, ERROR, "an allocation failed; the data it was for was dropped")                   \
     X(CLOCK_FALLBACK, INFO, "the CPU time-stamp counter is not usable; timing uses the OS clock")      \
-    X(CONSUMER_FAILED, ERROR, "an output (capture, trace, panel) failed; it was closed or the frame skipped")
+    X(CONSUMER_FAILED, ERROR, "an output (capture, trace, panel) failed; it was closed or the frame skipped") \
+    X(SYMBOLS_UNAVAILABLE, INFO,                                                                       \
+      "a module's symbol table could not be read (stripped, unreadable, or replaced since it was "     \
+      "loaded); functions it does not export are named module+0xoffset (captures keep the module's "   \
+      "build id and each function's offset)")
 
 typedef enum vor_log_item {
 #define VOR_LOG_ENUM_(id, level, text) VOR_LOG_##id,
