@@ -67,8 +67,8 @@ int export_folded(export_job *job) {
                      (unsigned long long)st.stats.tree_refused, flamegraph_tree_get_stats(tree).max_nodes);
         if (status == 0 && written_ok && st.stats.parent_unknown)
             cli_note(job->cmd, job->capture->path,
-                     "%llu scopes ended in a frame where their parent was not recorded (a format 1.0 capture); "
-                     "they are under \"" STACKS_PLACEHOLDER "\"",
+                     "%llu scopes ended in a frame where their parent was not recorded (the capture does not list "
+                     "the scopes open at that frame's end); they are under \"" STACKS_PLACEHOLDER "\"",
                      (unsigned long long)st.stats.parent_unknown);
     }
     flamegraph_tree_destroy(written);

@@ -249,8 +249,9 @@ void summary_print_text(summary *s, FILE *out) {
     const stacks_stats *ts = &s->st.stats;
     if (ts->parent_unknown)
         fprintf(out,
-                "\nnote: %s scopes ended in a frame where their parent was not recorded (a format 1.0 capture "
-                "records no open scopes); they are counted under \"" STACKS_PLACEHOLDER "\"\n",
+                "\nnote: %s scopes ended in a frame where their parent was not recorded (the capture does not "
+                "list the scopes open at that frame's end, as format 1.0 cannot); they are counted under \""
+                STACKS_PLACEHOLDER "\"\n",
                 numfmt_count(a, ts->parent_unknown));
     if (ts->children_longer)
         fprintf(out, "note: irregular timing: %s scopes were shorter than their children (self time taken as 0)\n",
