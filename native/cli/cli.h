@@ -72,6 +72,8 @@ extern const char cmd_tail_help[];
 int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+/* cmd_symbolize.c over capture_rewrite.c and the core's symbolizer (module_symbols_linux.c). */
+int cmd_symbolize(int argc, char **argv);
 
 /* Installs `handler` for SIGINT and SIGTERM (stop_signals.c): tail and serve run until
  * interrupted and stop cleanly. */
@@ -577,6 +579,31 @@ void json_null(json_writer *w, const char *key);
 void json_end(json_writer *w); /* final newline */
 /* Writes s as a JSON string literal (quotes included). */
 void json_write_string(FILE *out, const char *s);
+
+/* ---- Copying a capture with its sites renamed (capture_rewrite.c) ----------------------------- */
+
+/* A site declaration as a record holds it. */
+typedef struct rewrite_site {
+    uint64_t id, line, module_id, address;
+} rewrite_site;
+
+typedef struct rewrite_names {
+    const char *name, *function, *file;
+    uint32_t line;
+} rewrite_names;
+
+typedef struct rewrite_editor {
+    /* 1 with *names filled to declare the site with them instead; 0 to keep it as it is. */
+    int (*edit)(void *context, const rewrite_site *site, rewrite_names *names);
+    void *context;
+} rewrite_editor;
+
+/* Copies the format 1.1 capture `in` (positioned at its start) to `out`, the declarations
+ * of sites the editor renames rewritten, every other byte as it was; `r` has read the
+ * whole capture (its damage list says which bytes to copy blind). *rewritten = records
+ * changed. Returns 0, or -1 with a message in err (empty for a write error: see ferror). */
+int capture_rewrite(FILE *in, FILE *out, const vor_reader *r, const rewrite_editor *editor, uint64_t *rewritten,
+                    char *err, size_t err_cap);
 
 /* ---- Dropped scopes by cause and thread (drops.c) ---------------------------------------------- */
 

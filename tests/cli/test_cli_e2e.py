@@ -1171,7 +1171,7 @@ def help_options(text):
 def test_help():
     """Issue 10.6: every option a command's --help offers is one the command takes (a
     one-input command offers no option for two inputs), and the help says what it is."""
-    for cmd in ("summary", "export", "tail", "flamegraph", "diff", "serve"):
+    for cmd in ("summary", "export", "tail", "flamegraph", "diff", "serve", "symbolize"):
         rc, text, err = vor(cmd, "--help")
         equal((rc, err), (0, ""), f"vor {cmd} --help")
         opts = help_options(text)
