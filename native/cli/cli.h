@@ -265,6 +265,13 @@ int cli_capture_open(cli_capture *c, const char *cmd, const char *path);
  * included), or -1 after printing the reader's error (the status is CLI_EXIT_USAGE). */
 int cli_capture_next(cli_capture *c, vor_reader_frame *frame);
 void cli_capture_close(cli_capture *c);
+/* Every reader the command opens (cli_reader_open) refuses a frame of more than
+ * STACKS_DEFAULT_MAX_FRAME_SCOPES scopes before allocating for it; --max-frame-scopes sets
+ * another bound through this. */
+void cli_capture_set_max_frame_scopes(cli_capture *c, uint64_t max);
+/* The reader's error without its leading file name; when it is the frame limit, with what
+ * raises it (--max-frame-scopes). Returns buf. */
+const char *cli_reader_message(const vor_reader *r, const char *reader_name, char *buf, size_t cap);
 
 /* --max-frame-scopes: *out = the value, or STACKS_DEFAULT_MAX_FRAME_SCOPES when text is
  * NULL. Returns 0, or -1 after a usage message. */

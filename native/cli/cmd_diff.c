@@ -72,6 +72,7 @@ static int read_capture(const char *path, diff_stats *stats, const stacks_option
     cli_capture c;
     int status = cli_capture_open(&c, CMD, path);
     if (status != CLI_EXIT_OK) return status;
+    cli_capture_set_max_frame_scopes(&c, options->max_frame_scopes);
     if (diff_stats_init(stats, options, c.reader) != 0) status = cli_fail(CLI_EXIT_IO, CMD, path, "out of memory");
     vor_reader_frame f;
     int got = 0;

@@ -117,6 +117,7 @@ int cmd_export(int argc, char **argv) {
     cli_capture capture;
     status = cli_capture_open(&capture, CMD, path);
     if (status != 0) return status;
+    cli_capture_set_max_frame_scopes(&capture, max_frame_scopes);
     cli_output out;
     status = cli_output_open(&out, CMD, args.values[OPT_OUTPUT]);
     if (status != 0) {

@@ -89,6 +89,7 @@ static int from_capture(flamegraph_tree **tree, const flamegraph_options *opt, c
     cli_capture c;
     int status = cli_capture_open(&c, CMD, path);
     if (status != CLI_EXIT_OK) return status;
+    cli_capture_set_max_frame_scopes(&c, opt->max_frame_scopes);
     /* Scopes go into a tree in the engine's shape (thread keys, not reversed); the tree
      * drawn is made from it at the end with the user's options and the threads' names. */
     flamegraph_tree_options engine_options = opt->tree;

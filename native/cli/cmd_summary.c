@@ -122,6 +122,7 @@ int cmd_summary(int argc, char **argv) {
     cli_capture cap;
     status = cli_capture_open(&cap, CMD, path);
     if (status != 0) return status;
+    cli_capture_set_max_frame_scopes(&cap, max_frame_scopes);
 
     summary s;
     drop_stats drops;

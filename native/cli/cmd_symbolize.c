@@ -25,7 +25,7 @@
 #include "module_symbols_linux.h"
 
 const char cmd_symbolize_help[] =
-    "usage: vor symbolize CAPTURE --module PATH [--debug-dir DIR] [-o OUT]\n"
+    "usage: vor symbolize CAPTURE --module PATH [--debug-dir DIR] [-o OUT] [--max-frame-scopes N]\n"
     "\n"
     "Names the functions a capture recorded as module+offset (code the program had no\n"
     "symbols for: a stripped binary, a library without a symbol table) from PATH, an ELF\n"
@@ -42,6 +42,9 @@ const char cmd_symbolize_help[] =
     "                    no symbols (DIR/.build-id/xx/rest.debug; default /usr/lib/debug)\n"
     "  -o, --output OUT  write to OUT instead of stdout; OUT is replaced only when complete\n"
     "                    and cannot be the capture itself\n"
+    "  --max-frame-scopes N\n"
+    "                    scopes one frame may hold (default 1048576, up to 16777216); a frame\n"
+    "                    with more is an error (about 88 bytes of memory each)\n"
     "  -q, --quiet       no progress line on a terminal\n"
     "  -h, --help        this help\n"
     "\n"
@@ -50,11 +53,12 @@ const char cmd_symbolize_help[] =
 
 static const char *const CMD = "symbolize";
 
-enum { OPT_MODULE, OPT_DEBUG_DIR, OPT_OUTPUT, OPT_QUIET, OPT_HELP };
+enum { OPT_MODULE, OPT_DEBUG_DIR, OPT_OUTPUT, OPT_MAX_FRAME_SCOPES, OPT_QUIET, OPT_HELP };
 
 static const cli_option symbolize_options[] = {
-    {"module", 0, 1, OPT_MODULE}, {"debug-dir", 0, 1, OPT_DEBUG_DIR}, {"output", 'o', 1, OPT_OUTPUT},
-    {"quiet", 'q', 0, OPT_QUIET}, {"help", 'h', 0, OPT_HELP},
+    {"module", 0, 1, OPT_MODULE},     {"debug-dir", 0, 1, OPT_DEBUG_DIR},
+    {"output", 'o', 1, OPT_OUTPUT},   {"max-frame-scopes", 0, 1, OPT_MAX_FRAME_SCOPES},
+    {"quiet", 'q', 0, OPT_QUIET},     {"help", 'h', 0, OPT_HELP},
 };
 
 /* What the runtime writes for code it could not name: "module+0xOFFSET", "0xADDRESS", or
@@ -162,6 +166,8 @@ int cmd_symbolize(int argc, char **argv) {
     const char *path = args.positional[0], *out_path = args.values[OPT_OUTPUT];
     if ((!out_path || strcmp(out_path, "-") == 0) && isatty(STDOUT_FILENO))
         return cli_usage_error(CMD, "give -o OUT (or redirect stdout): the output is a capture, not text");
+    uint64_t max_frame_scopes = 0;
+    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0) return CLI_EXIT_USAGE;
     const char *inputs[2] = {path, module_path}, *roles[2] = {"the capture being symbolized", "the module"};
     int status = cli_output_check(CMD, "-o", out_path, inputs, roles, 2);
     if (status != 0) return status;
@@ -170,6 +176,7 @@ int cmd_symbolize(int argc, char **argv) {
     cli_capture cap;
     status = cli_capture_open(&cap, CMD, path);
     if (status != 0) return status;
+    cli_capture_set_max_frame_scopes(&cap, max_frame_scopes);
     const vor_reader_info *info = vor_reader_get_info(cap.reader);
     if (info->version_minor < 1) {
         cli_capture_close(&cap);

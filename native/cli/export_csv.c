@@ -68,6 +68,7 @@ int export_csv(export_job *job) {
     cli_capture second;
     status = cli_capture_open(&second, job->cmd, job->capture->path);
     if (status != 0) return status;
+    cli_capture_set_max_frame_scopes(&second, job->max_frame_scopes);
     double *row = malloc(((size_t)n_columns + 1) * sizeof *row);
     uint64_t *stamp = calloc((size_t)n_columns + 1, sizeof *stamp); /* frame number + 1 when set */
     uint32_t *declared = malloc(((size_t)n_columns + 1) * sizeof *declared); /* the header's ids */

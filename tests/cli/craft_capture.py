@@ -17,6 +17,7 @@ checks are CRC-32C.
 
 Only the standard library is used.
 """
+import itertools
 import struct
 
 FRAME_DECLARATIONS, FRAME_PRESENCE, FRAME_DROPS, FRAME_FLAME = 1, 2, 4, 8
@@ -275,16 +276,19 @@ class CaptureWriter:
                     raise ValueError("format 1.0 has no open scopes")
                 prev = start
                 encoded, memo = [], {}  # a million equal scopes encode once
-                for scope in ended:
-                    key = (scope, scope[2] - prev)
+                for scope, run in itertools.groupby(ended):
+                    count = sum(1 for _ in run)
+                    site, depth, s_start, s_dur = scope[:4]
+                    unwound = scope[4] if len(scope) > 4 else 0
+                    depth_field = (depth << 1 | unwound) if v11 else depth
+                    key = (scope, s_start - prev)
                     b = memo.get(key)
                     if b is None:
-                        site, depth, s_start, s_dur = scope[:4]
-                        unwound = scope[4] if len(scope) > 4 else 0
-                        depth_field = (depth << 1 | unwound) if v11 else depth
                         b = memo[key] = varint(site) + varint(depth_field) + svarint(s_start - prev) + varint(s_dur)
                     encoded.append(b)
-                    prev = scope[2]
+                    if count > 1:  # the rest of the run starts where its first did
+                        encoded.append((varint(site) + varint(depth_field) + svarint(0) + varint(s_dur)) * (count - 1))
+                    prev = s_start
                 d += b"".join(encoded)
                 prev = start
                 for _, site, s_start in opened:

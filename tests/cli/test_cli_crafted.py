@@ -261,6 +261,50 @@ def test_progress():
         check(seen.endswith(b"\r\x1b[K"), f"vor {' '.join(args)}: the progress line is erased: {seen[-40:]!r}")
 
 
+def max_rss_kb(args):
+    """Runs vor with `args` in a process of its own and returns (exit status, stderr, the
+    peak resident memory of vor in KB)."""
+    code = ("import resource, subprocess, sys\n"
+            "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
+            "sys.stderr.buffer.write(p.stderr)\n"
+            "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    p = subprocess.run([sys.executable, "-c", code, ARGS.vor, *args], capture_output=True, text=True, timeout=300)
+    rc, kb = p.stdout.split()
+    return int(rc), p.stderr, int(kb)
+
+
+def test_amplification():
+    """Issue 17.9: a capture of a few hundred KB whose one record decodes to 64 MiB listing
+    16 million scopes. Every command refuses the frame before allocating for it (one
+    message naming the frame and --max-frame-scopes) and stays within about the 64 MiB
+    record plus its own baseline; it used to take over 500 MB."""
+    w = CaptureWriter(minor=1, compress=True)
+    w.frame(duration=1000, sites=[(1, "tick", "", "", 0)], threads=[(1, "main", 0)],
+            flame={1: [(1, 0, 10, 0)] * 16_000_000})
+    w.end()
+    path = w.save(tmp("amplification.vor"))
+    check(os.path.getsize(path) < 300_000, f"a small file: {os.path.getsize(path)} bytes")
+    limit_kb = 400_000 if ARGS.sanitized else 160_000
+    for args in (["summary", path], ["export", path, "--format", "folded"], ["export", path, "--format", "chrome"],
+                 ["export", path, "--format", "csv"], ["flamegraph", path, "-o", tmp("amp.svg")],
+                 ["diff", path, path], ["tail", path, "--from-start"]):
+        rc, err, kb = max_rss_kb(args)
+        equal(rc, 2, f"vor {' '.join(args)}: exit status ({err!r})")
+        check("frame 0 holds more than 1048576 scopes" in err and "--max-frame-scopes" in err,
+              f"vor {' '.join(args)}: the message: {err!r}")
+        check(kb < limit_kb, f"vor {' '.join(args)}: {kb} KB of memory for a {os.path.getsize(path)}-byte capture")
+    # Just over the default: refused, and read with a bound it fits in.
+    w = CaptureWriter(minor=1, compress=True)
+    w.frame(duration=1000, sites=[(1, "tick", "", "", 0)], threads=[(1, "main", 0)],
+            flame={1: [(1, 0, 10, 0)] * 1_100_000})
+    w.end()
+    path = w.save(tmp("just_over.vor"))
+    rc, err, kb = max_rss_kb(["summary", path, "--top", "0"])
+    check(rc == 2 and "frame 0 holds more than 1048576 scopes" in err, f"just over the default: {err!r}")
+    rc, err, kb = max_rss_kb(["summary", path, "--max-frame-scopes", "1100000", "--top", "0"])
+    equal(rc, 0, f"--max-frame-scopes 1100000 ({err!r})")
+
+
 def reads_format_1_1():
     """Whether this build's reader reads format 1.1 (the tests of 1.1 fields skip before)."""
     w = CaptureWriter(minor=1)
@@ -366,6 +410,7 @@ def main():
     ap.add_argument("--vor", required=True)
     ap.add_argument("--dump", required=True)
     ap.add_argument("--tmp", required=True)
+    ap.add_argument("--sanitized", action="store_true", help="vor is built with ASan (more memory)")
     ARGS = ap.parse_args()
     ARGS.tmp = os.path.join(ARGS.tmp, ARGS.test)
     try:
