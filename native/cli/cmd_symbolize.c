@@ -179,10 +179,11 @@ int cmd_symbolize(int argc, char **argv) {
     cli_capture_set_max_frame_scopes(&cap, max_frame_scopes);
     const vor_reader_info *info = vor_reader_get_info(cap.reader);
     if (info->version_minor < 1) {
-        cli_capture_close(&cap);
-        return cli_fail(CLI_EXIT_USAGE, CMD, path, "a format %u.%u capture records no modules or build ids: nothing "
-                        "to match %s against (record with a vor that writes format 1.1)",
-                        info->version_major, info->version_minor, base_name(module_path));
+        status = cli_fail(CLI_EXIT_USAGE, CMD, path, "a format %u.%u capture records no modules or build ids: "
+                          "nothing to match %s against (record with a vor that writes format 1.1)",
+                          info->version_major, info->version_minor, base_name(module_path));
+        cli_capture_close(&cap); /* info belongs to the reader */
+        return status;
     }
     cli_progress progress;
     cli_progress_init(&progress, CMD, path, cap.file_size, !args.values[OPT_QUIET]);
