@@ -74,9 +74,8 @@ static void compose_notes(capture_notes *n, const stacks *st, const drop_stats *
     char line[512];
     size_t len = cli_append(n->text, sizeof n->text, 0, "%s in these frames", drop_stats_line(drops, line, sizeof line));
     if (st->compensating)
-        len = cli_append(n->text, sizeof n->text, len,
-                         "; times compensated for the profiler's own cost (%.1f ns per scope, %.1f ns per function)",
-                         st->scope_cost_ns, st->function_cost_ns);
+        len = cli_append(n->text, sizeof n->text, len, "; times compensated for the profiler's own cost (%s)",
+                         stacks_costs_text(st, line, sizeof line));
     else
         len = cli_append(n->text, sizeof n->text, len, "; times raw%s",
                          st->costs_known ? " (--raw)" : " (no calibrated cost in the capture)");

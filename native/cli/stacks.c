@@ -521,3 +521,12 @@ double stacks_frame_percentile(stacks *s, uint32_t name, int self, double p) {
     uint64_t k = rank - zeros;
     return quantile_get(self ? &d->self : &d->total, 100.0 * ((double)k - 0.5) / (double)d->frames_with);
 }
+
+char *stacks_costs_text(const stacks *s, char *buf, size_t cap) {
+    size_t len = 0;
+    if (s->scope_cost_ns > 0) len = cli_append(buf, cap, len, "%.1f ns per child scope", s->scope_cost_ns);
+    else len = cli_append(buf, cap, len, "child scopes not compensated (no scope cost recorded)");
+    if (s->function_cost_ns > 0) cli_append(buf, cap, len, ", %.1f ns per child function", s->function_cost_ns);
+    else cli_append(buf, cap, len, ", child functions not compensated (no function cost recorded)");
+    return buf;
+}

@@ -226,9 +226,8 @@ void summary_print_text(summary *s, FILE *out) {
             fprintf(out, ", %s still open at a frame's end", numfmt_count(c, s->st.stats.open_scopes));
         fputc('\n', out);
         if (s->st.compensating)
-            fprintf(out, "times     compensated for the profiler's own cost: %.1f ns per child scope, %.1f ns per "
-                         "child function (--raw for raw times)\n",
-                    s->st.scope_cost_ns, s->st.function_cost_ns);
+            fprintf(out, "times     compensated for the profiler's own cost: %s (--raw for raw times)\n",
+                    stacks_costs_text(&s->st, line, sizeof line));
         else
             fprintf(out, "times     %s\n", compensation_reason(&s->st));
     }
