@@ -68,6 +68,25 @@ export function siteColorIndex(site, id = 0) {
   return hashString(key) % FLAME_PALETTE.length;
 }
 
+/**
+ * Palette indices by site id, memoised (hashing a name per span per draw would cost); clear() when
+ * declarations change (a site declared late may have been coloured by its id).
+ * @param {(id: number) => SiteLike | undefined} siteOf
+ */
+export function createSiteColors(siteOf) {
+  /** @type {Map<number, number>} */
+  const memo = new Map();
+  return {
+    /** @param {number} id */
+    colorOf(id) {
+      let c = memo.get(id);
+      if (c === undefined) { c = siteColorIndex(siteOf(id), id); memo.set(id, c); }
+      return c;
+    },
+    clear() { memo.clear(); },
+  };
+}
+
 /** Frame budget class: 0 within budget, 1 over budget, 2 over twice the budget. */
 export function budgetClass(ms, budgetMs) {
   if (!(ms > budgetMs)) return 0;
