@@ -26,6 +26,7 @@ export function createFrameLoop(win, { draw, toolbar }) {
   const run = () => {
     rafId = 0;
     const redraw = dirty, text = toolbarDirty;
+    dirty = false;
     toolbarDirty = false;
     if (redraw) draw();
     else if (text) toolbar();
