@@ -31,7 +31,7 @@ import { formatMs } from './axis.js';
 /** How far back the live view looks for a frame with scopes. */
 export const LATEST_SCOPES_LOOKBACK = 100000;
 
-const count = (n) => n.toLocaleString('en-US');
+const count = (/** @type {number} */ n) => n.toLocaleString('en-US');
 
 /**
  * The newest frame in [a, b) whose scopes are held, or -1.
@@ -51,7 +51,7 @@ export function latestScopeSeq(store, paused, a, b) {
 export function flameSelection(state, store, a, b) {
   /** @type {FlameSelection} */
   const sel = { kind: 'none', a: 0, b: 0, home: null, origin: 0, subtitle: '', message: '', pinnedSpan: null, key: '' };
-  const frameDesc = (q) => `#${store.frameIndexOf(q)}`;
+  const frameDesc = (/** @type {number} */ q) => `#${store.frameIndexOf(q)}`;
   if (store.size === 0) { sel.message = 'Waiting for frames…'; return sel; }
   if (state.range) {
     let present = 0, scopes = 0;

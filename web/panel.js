@@ -53,7 +53,7 @@ export const MAX_CANVAS_PX = 16384; // device pixels a side: browsers leave larg
  * @property {number} [budgetMs]          frame budget (16.7)
  * @property {number} [historyFrames]     frames kept (10,000; 1..100,000)
  * @property {number} [scopeBudget]       scopes kept (2,000,000)
- * @property {EventTarget} [keyboardTarget]  receives space/Escape (default: the panel root)
+ * @property {import('./input.js').KeyTarget} [keyboardTarget]  receives space/Escape (default: the panel root)
  * @property {string} [title]             toolbar brand ('vor')
  */
 /** @typedef {ReturnType<typeof mountPanel>} Panel */
@@ -113,7 +113,10 @@ export function mountPanel(element, options = {}) {
   let drawCount = 0;
 
   // ---- drawing: the one path (frame_loop.js), or synchronous through the API
-  /** Sizes the canvas to the panel (at least `layoutHeight` tall) within MAX_CANVAS_PX device px a side. */
+  /**
+   * Sizes the canvas to the panel (at least `layoutHeight` tall) within MAX_CANVAS_PX device px a side.
+   * @param {number} layoutHeight
+   */
   function ensureCanvas(layoutHeight) {
     const w = scroll.clientWidth || element.clientWidth || 800;
     const h = Math.max(scroll.clientHeight || 600, layoutHeight || 0);

@@ -24,7 +24,7 @@ import { MAX_PLOT_COLUMNS } from './store.js';
 /** Clock steps from here on make most short scopes measure 0 (the chip turns amber). */
 export const COARSE_CLOCK_NS = 100000;
 
-const count = (n) => n.toLocaleString('en-US');
+const count = (/** @type {number} */ n) => n.toLocaleString('en-US');
 
 /**
  * The clock chip for the declared clock (or none).

@@ -80,12 +80,18 @@ export class ViewModel {
     return changed;
   }
 
-  /** Keeps the flame scroll within [0, maxScroll] (the lanes' height from the last layout). Silent. */
+  /**
+   * Keeps the flame scroll within [0, maxScroll] (the lanes' height from the last layout). Silent.
+   * @param {number} maxScroll
+   */
   clampScroll(maxScroll) {
     this.state.scrollY = Math.max(0, Math.min(this.state.scrollY, maxScroll));
   }
 
-  /** Whether a newly stored frame changes the canvas: live, or a paused view that lost frames. */
+  /**
+   * Whether a newly stored frame changes the canvas: live, or a paused view that lost frames.
+   * @param {number | null} lastAxisFirst  the first frame the last draw showed (null: none yet)
+   */
   frameArrivalRedraws(lastAxisFirst) {
     return !this.state.paused || (lastAxisFirst !== null && this.store.first > lastAxisFirst);
   }
@@ -154,14 +160,20 @@ export class ViewModel {
     this.onChange();
   }
 
-  /** Pins the newest held frame whose frame_index is `index`; false when none is held. */
+  /**
+   * Pins the newest held frame whose frame_index is `index`; false when none is held.
+   * @param {number} index
+   */
   pinFrameIndex(index) {
     const st = this.store;
     for (let q = st.end - 1; q >= st.first; q--) if (st.frameIndexOf(q) === index) { this.pinSeq(q); return true; }
     return false;
   }
 
-  /** Zooms to the held frames whose frame_index is in [i0, i1]. */
+  /**
+   * Zooms to the held frames whose frame_index is in [i0, i1].
+   * @param {number} i0 @param {number} i1
+   */
   zoomFrameIndexRange(i0, i1) {
     const st = this.store;
     let a = -1, b = -1;
