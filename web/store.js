@@ -49,28 +49,23 @@ export const SCOPES_EVICTED = 2; // released to stay within the scope budget
 
 /** Declared columns, sites, threads and clock, merged from every declarations object received. */
 export class Declarations {
-  constructor() {
-    /** @type {Map<number, Column>} */
-    this.columns = new Map();
-    /** @type {Map<number, Site>} */
-    this.sites = new Map();
-    /** @type {Map<number, Thread>} */
-    this.threads = new Map();
-    this.frameMsColumn = -1;
-    /** @type {Clock | null} */
-    this.clock = null; // once declared
-    this.ignored = 0; // declarations past MAX_DECLARED
-    this.version = -1;
-    this.clear();
-  }
+  /** @type {Map<number, Column>} */ columns;
+  /** @type {Map<number, Site>} */ sites;
+  /** @type {Map<number, Thread>} */ threads;
+  /** @type {number} */ frameMsColumn;
+  /** @type {Clock | null} */ clock;
+  /** @type {number} */ ignored;
+  version = -1; // the first clear() makes it 0
+
+  constructor() { this.clear(); }
 
   clear() {
-    this.columns = new Map();
-    this.sites = new Map();
-    this.threads = new Map();
+    this.columns = new Map(); // id -> {id, name, unit, system, order, undeclared?}
+    this.sites = new Map(); // id -> {id, name, function, file, line}
+    this.threads = new Map(); // id -> {id, name, order}
     this.frameMsColumn = -1;
-    this.clock = null;
-    this.ignored = 0;
+    this.clock = null; // {resolutionNs, source, crossOriginIsolated (true, false or null)} once declared
+    this.ignored = 0; // declarations past MAX_DECLARED
     this.version++; // never goes back: caches keyed on it stay correct across a clear
   }
 
@@ -147,6 +142,15 @@ export class Declarations {
 }
 
 export class FrameStore {
+  // set by reset()
+  /** @type {number} */ end;
+  /** @type {number} */ first;
+  /** @type {number} */ totalScopes;
+  /** @type {number} */ evictCursor;
+  /** @type {number} */ lastScopeSeq;
+  /** @type {number} */ version;
+  /** @type {number} */ scopeVersion;
+
   /** @param {{capacity?: number, scopeBudget?: number, maxColumns?: number}} [options] */
   constructor({ capacity = DEFAULT_HISTORY_FRAMES, scopeBudget = DEFAULT_SCOPE_BUDGET, maxColumns = MAX_PLOT_COLUMNS } = {}) {
     if (!(capacity >= 1 && capacity <= MAX_HISTORY_FRAMES)) {
@@ -182,13 +186,6 @@ export class FrameStore {
     this.columnData = new Map(); // column id -> its values and which are present
     /** @type {Record<string, RingArray>} */
     this.scratch = { values: new Float64Array(0), present: new Uint8Array(0) };
-    this.end = 0; // next seq
-    this.first = 0; // oldest seq held
-    this.totalScopes = 0;
-    this.evictCursor = 0;
-    this.lastScopeSeq = -1;
-    this.version = 0; // bumps on every change (push, clear)
-    this.scopeVersion = 0; // bumps when scopes are evicted or the ring is cleared
     this.reset();
   }
 
