@@ -151,7 +151,7 @@ export function zoomWindow(t0, t1, anchor, factor, { minSpan = 50, bounds = null
   let next = Math.max(minSpan, span * factor);
   if (bounds) next = Math.min(next, (bounds[1] - bounds[0]) * 1.2 || next);
   const f = span > 0 ? (anchor - t0) / span : 0.5;
-  let n0 = anchor - f * next;
+  const n0 = anchor - f * next;
   return clampWindow(n0, n0 + next, bounds);
 }
 

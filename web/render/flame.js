@@ -257,7 +257,8 @@ export function flameHitTest(r, env, x, y) {
   const items = createLodItems(16);
   lodRow(row.start, row.dur, row.site, i0, i1, t0, nsPerPx, items);
   for (let k = 0; k < items.n; k++) {
-    let x0 = toX(items.start[k]), x1 = toX(items.end[k]);
+    const x0 = toX(items.start[k]);
+    let x1 = toX(items.end[k]);
     if (x1 - x0 < 1) x1 = x0 + 1;
     if (x < x0 - 0.5 || x >= x1 + 0.5) continue;
     const rect = [Math.max(c.x, x0), rowY, Math.min(c.x + c.w, x1) - Math.max(c.x, x0), FLAME_ROW - 1];
