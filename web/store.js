@@ -11,12 +11,15 @@
 // (45 + 9 * 64) bytes per frame, e.g. 10,000 frames x 10 columns = 1.3 MB, 100,000 frames x 64 columns =
 // 62 MB, however many columns a capture declares (the reader accepts 4,096).
 //
-// Scopes are the heavy part (24 bytes each: start, duration, site, depth). They are bounded separately
-// by a scope budget (default 2,000,000 scopes, about 48 MB; at most 20,000,000): when a new frame would
+// Scopes are the heavy part (32 bytes each: start, duration, site, depth, parent, flags). They are bounded
+// separately by a scope budget (default 2,000,000 scopes, about 64 MB; at most 20,000,000): when a new frame would
 // exceed it, the scopes of the oldest frames are released first (their metrics stay; the flame chart
 // says the scopes were evicted). A single frame larger than the whole budget keeps no scopes.
 
 import { parseFrameView } from './frame_view.js';
+
+// Scopes a kept view holds in its arrays: the ended ones and those still open at its end.
+const heldScopes = (view) => view.nScopes + (view.nOpen ?? 0);
 
 export const DEFAULT_HISTORY_FRAMES = 10000;
 export const MAX_HISTORY_FRAMES = 100000;
@@ -259,7 +262,7 @@ export class FrameStore {
     this.scopeState[s] = SCOPES_NONE;
     this.scopeViews[s] = null;
     if (view.hasScopes) {
-      const n = view.nScopes;
+      const n = heldScopes(view);
       if (n > this.scopeBudget) {
         this.scopeState[s] = SCOPES_EVICTED;
         this.scopeVersion++;
@@ -326,7 +329,7 @@ export class FrameStore {
   releaseScopes(seq) {
     const s = seq % this.capacity;
     if (this.scopeState[s] === SCOPES_PRESENT) {
-      this.totalScopes -= this.scopeCount[s];
+      this.totalScopes -= heldScopes(this.scopeViews[s]);
       this.scopeViews[s] = null;
       this.scopeState[s] = SCOPES_NONE;
       if (this.lastScopeSeq === seq) this.lastScopeSeq = -1;
@@ -338,7 +341,7 @@ export class FrameStore {
     for (; q < this.end; q++) {
       const s = q % this.capacity;
       if (this.scopeState[s] === SCOPES_PRESENT) {
-        this.totalScopes -= this.scopeCount[s];
+        this.totalScopes -= heldScopes(this.scopeViews[s]);
         this.scopeViews[s] = null;
         this.scopeState[s] = SCOPES_EVICTED;
         if (this.lastScopeSeq === q) this.lastScopeSeq = -1;

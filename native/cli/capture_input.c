@@ -101,8 +101,23 @@ int cli_capture_open(cli_capture *c, const char *cmd, const char *path) {
     return 0;
 }
 
+/* Damage the reader skipped (format 1.1): one note per damaged record, never silent. */
+static void note_damage(cli_capture *c) {
+    uint64_t n = vor_reader_damage_count(c->reader);
+    for (; c->damage_noted < n; c->damage_noted++) {
+        vor_reader_damage d;
+        if (!vor_reader_get_damage(c->reader, (uint32_t)c->damage_noted, &d)) {
+            cli_note(c->cmd, c->path, "%llu more damaged records skipped", (unsigned long long)(n - c->damage_noted));
+            c->damage_noted = n;
+            break;
+        }
+        cli_note(c->cmd, c->path, "damaged record at byte %llu skipped (%s)", (unsigned long long)d.offset, d.problem);
+    }
+}
+
 int cli_capture_next(cli_capture *c, vor_reader_frame *frame) {
     vor_read_status st = vor_reader_next(c->reader, frame);
+    note_damage(c);
     if (st == VOR_READ_FRAME) {
         c->frames++;
         return 1;

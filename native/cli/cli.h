@@ -247,6 +247,7 @@ typedef struct cli_capture {
     const char *cmd;
     uint64_t file_size; /* at open */
     uint64_t frames;    /* frames read so far */
+    uint64_t damage_noted; /* damaged records reported so far (one note each) */
     char reader_name[CLI_READER_NAME_BYTES]; /* how the reader's messages name the file */
 } cli_capture;
 
