@@ -19,7 +19,7 @@
 import { parseFrameView } from './frame_view.js';
 
 // Scopes a kept view holds in its arrays: the ended ones and those still open at its end.
-const heldScopes = (view) => view.nScopes + (view.nOpen ?? 0);
+const heldScopes = (/** @type {FrameView} */ view) => view.nScopes + (view.nOpen ?? 0);
 
 export const DEFAULT_HISTORY_FRAMES = 10000;
 export const MAX_HISTORY_FRAMES = 100000;
@@ -329,7 +329,7 @@ export class FrameStore {
   releaseScopes(seq) {
     const s = seq % this.capacity;
     if (this.scopeState[s] === SCOPES_PRESENT) {
-      this.totalScopes -= heldScopes(this.scopeViews[s]);
+      this.totalScopes -= heldScopes(/** @type {FrameView} */ (this.scopeViews[s]));
       this.scopeViews[s] = null;
       this.scopeState[s] = SCOPES_NONE;
       if (this.lastScopeSeq === seq) this.lastScopeSeq = -1;
@@ -341,7 +341,7 @@ export class FrameStore {
     for (; q < this.end; q++) {
       const s = q % this.capacity;
       if (this.scopeState[s] === SCOPES_PRESENT) {
-        this.totalScopes -= heldScopes(this.scopeViews[s]);
+        this.totalScopes -= heldScopes(/** @type {FrameView} */ (this.scopeViews[s]));
         this.scopeViews[s] = null;
         this.scopeState[s] = SCOPES_EVICTED;
         if (this.lastScopeSeq === q) this.lastScopeSeq = -1;
