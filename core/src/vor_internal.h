@@ -324,6 +324,9 @@ VOR_HIDDEN const char *vor_process_name(void);
 
 /* The measured empty-scope cost, 0 if never measured; the frame lock must be held. */
 VOR_HIDDEN double vor_empty_span_ns_locked(void);
+/* What one empty child scope adds to its parent's self time: the empty span minus the
+ * child's own measured span (calibrate.c); 0 if never measured. The frame lock must be held. */
+VOR_HIDDEN double vor_scope_self_cost_ns_locked(void);
 /* The same for one -finstrument-functions call (enter + exit hooks); 0 if never measured. */
 VOR_HIDDEN double vor_function_span_ns_locked(void);
 
