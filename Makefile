@@ -6,7 +6,8 @@
 #   make test       build, then every test: native, ASan+UBSan, TSan, wasm, node, Chromium
 #   make demo       build, then run the demo (see README)
 #   make bench      build, then print the benchmarks (docs/PERFORMANCE.md records them)
-#   make install    install headers, libraries, `vor`, the site, pkg-config and CMake files (PREFIX=/usr/local)
+#   make install    install headers, libraries, `vor`, the site, pkg-config and CMake files of both
+#                   flavours (PREFIX=/usr/local; wasm: lib/wasm32-emscripten, share/vor/wasm)
 #   make clean      remove build/
 JOBS ?= 2
 PREFIX ?= /usr/local
@@ -40,6 +41,7 @@ bench: build
 
 install: build
 	@cmake --install build/native --prefix $(PREFIX)
+	@cmake --install build/wasm --prefix $(PREFIX)
 
 clean:
 	rm -rf build

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds the WebAssembly flavour into build/wasm (core, wasm glue, examples) with
-# Debian's Emscripten 3.1.6. See ../shared TOOLCHAIN notes: emcc needs Debian's acorn
-# module (NODE_PATH), and emcmake's default test emulator flag is rejected by node 20.
+# Debian's Emscripten 3.1.6. Debian's emcc needs Debian's acorn module at -O1 and above
+# (NODE_PATH: node from elsewhere does not look in /usr/share/nodejs), and emcmake's
+# default test emulator flag is rejected by node 20.
 set -eu
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}

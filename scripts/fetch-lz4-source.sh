@@ -1,6 +1,6 @@
 #!/bin/sh
 # Fetches Debian bookworm's lz4 source (the library behind the native liblz4) into
-# build/deps/lz4-source, so the WebAssembly build compiles lib/lz4.c with emcc. Debian's
+# build/deps/lz4-source (or DEPS/lz4-source), so the WebAssembly build compiles lib/lz4.c with emcc. Debian's
 # liblz4 package is native only.
 #
 # Uses a private apt configuration (one deb-src line, lists and cache under build/deps),
@@ -8,9 +8,17 @@
 # Release file. No Debian revision is pinned: a stable update replaces the old source in
 # the archive, and a pin would then break every fresh build. Downloads are tried three
 # times. Idempotent: does nothing when the source is already there.
+#
+#   sh scripts/fetch-lz4-source.sh [DEPS]   into DEPS/lz4-source (default: build/deps of the
+#                                           repository; the wasm build's CMake passes its own)
 set -eu
-cd "$(dirname "$0")/.."
-deps=$PWD/build/deps
+if [ $# -ge 1 ]; then
+    mkdir -p "$1"
+    deps=$(cd "$1" && pwd)
+else
+    cd "$(dirname "$0")/.."
+    deps=$PWD/build/deps
+fi
 src=$deps/lz4-source
 [ -f "$src/lib/lz4.c" ] && exit 0
 

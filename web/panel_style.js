@@ -1,3 +1,4 @@
+// @ts-check
 // The panel's stylesheet, injected once per document by mountPanel (so embedding the panel is one
 // import and one call, with no extra <link> to remember). Everything is scoped under .vor-panel.
 
@@ -29,6 +30,8 @@ export const PANEL_CSS = `
   background: #221d33 !important; white-space: nowrap;
 }
 .vor-chip[aria-pressed="true"] { background: #3a2d5c !important; border-color: #b78cff !important; }
+.vor-clock { border-radius: 13px; padding: 3px 9px; border: 1px solid #3a4150; color: var(--vor-muted); white-space: nowrap; }
+.vor-clock[data-coarse="true"] { color: #111318; background: var(--vor-warn); border-color: var(--vor-warn); font-weight: 600; }
 .vor-stats { color: var(--vor-muted); white-space: nowrap; font-variant-numeric: tabular-nums; }
 .vor-spacer { flex: 1; }
 .vor-source { display: inline-flex; align-items: center; gap: 6px; }
@@ -65,7 +68,10 @@ export const PANEL_CSS = `
 }
 `;
 
-/** Adds the stylesheet to `doc` unless an earlier mount already did. */
+/**
+ * Adds the stylesheet to `doc` unless an earlier mount already did.
+ * @param {Document} doc
+ */
 export function injectPanelStyle(doc) {
   if (doc.getElementById('vor-panel-style')) return;
   const style = doc.createElement('style');

@@ -73,7 +73,7 @@ static double run_writer(int prepared, uint64_t *bytes) {
         uint64_t tid = 41000 + (uint64_t)(i & 3);
         int64_t dur = 1000 + (i % 977) * 13;
         if (prepared)
-            vor_chrome_json_complete_prepared(j, &s->prepared, 40999, tid, ts, dur);
+            vor_chrome_json_complete_prepared(j, &s->prepared, 40999, tid, ts, dur, NULL, 0);
         else
             vor_chrome_json_complete(j, s->name, "vor", 40999, tid, ts, dur, s->file, s->line, NULL, 0);
         if (i % 100 == 99) {
@@ -103,7 +103,7 @@ static double run_consumer(const char *path, uint64_t *bytes, uint64_t *events) 
     unsetenv("VOR_TRACE");
     vor_enable();
     vor_mutex_lock(&vor_frame_lock);
-    int ok = vor_chrome_trace_open(path);
+    int ok = vor_chrome_trace_open(path, NULL);
     vor_mutex_unlock(&vor_frame_lock);
     if (!ok) {
         fprintf(stderr, "bench_chrome: cannot write %s\n", path);

@@ -75,6 +75,7 @@ static double run_frames(int frames, int groups, int time_marks) {
 EMSCRIPTEN_KEEPALIVE double bench_vor(int mode, int frames, int groups, double min_ns) {
     vor_browser_set_mode((vor_browser_mode)mode);
     vor_browser_set_min_duration_ns(min_ns >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)min_ns);
+    vor_browser_set_entry_budget(0); /* every scope emitted: the cost per scope, whatever --groups */
     vor_frame_mark(); /* settings in force from here */
     double t0 = emscripten_get_now();
     mark_ms = run_frames(frames, groups, 1);

@@ -22,11 +22,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "file_write.h"
+
 struct vor_chrome_json {
     char *buf;
     size_t cap;
     size_t len;
     int fd;
+    uint64_t offset; /* of fd: where the next write lands (vor_file_write_all checks the limit) */
     FILE *stream;  /* when not NULL, the sink instead of fd */
     int own;       /* close the fd/stream at close */
     int first;     /* no event yet: the next separator is "\n", not ",\n" */
@@ -254,19 +257,12 @@ static int flush_buffer(vor_chrome_json *j) {
         }
         if (!j->error) off = j->len;
     } else {
-        while (off < j->len) {
-            ssize_t w = write(j->fd, j->buf + off, j->len - off);
-            if (w < 0) {
-                if (errno == EINTR) continue;
-                j->error = errno ? errno : EIO;
-                break;
-            }
-            if (w == 0) {
-                j->error = EIO;
-                break;
-            }
-            off += (size_t)w;
-        }
+        /* The one write path of file outputs: past the file-size limit it fails with EFBIG
+         * (nothing written) instead of raising SIGXFSZ. */
+        uint64_t before = j->offset;
+        int error = vor_file_write_all(j->fd, j->buf, j->len, &j->offset);
+        off = (size_t)(j->offset - before);
+        if (error) j->error = error;
     }
     j->stats.bytes_written += off;
     j->len = 0;
@@ -387,6 +383,13 @@ static void put_args(vor_chrome_json *j, const vor_chrome_arg *args, size_t n_ar
             break;
         case VOR_CHROME_ARG_INT: put_i64(j, args[i].integer); break;
         case VOR_CHROME_ARG_DOUBLE: put_double(j, args[i].number); break;
+        case VOR_CHROME_ARG_UINT: put_u64(j, args[i].count); break;
+        case VOR_CHROME_ARG_BOOL:
+            if (args[i].integer)
+                PUT_LITERAL(j, "true");
+            else
+                PUT_LITERAL(j, "false");
+            break;
         default: PUT_LITERAL(j, "null"); break;
         }
     }
@@ -409,6 +412,10 @@ static vor_chrome_json *open_sink(int fd, FILE *stream, int own, size_t buffer_b
     j->buf = buf;
     j->cap = buffer_bytes;
     j->fd = fd;
+    if (stream == NULL) {
+        off_t at = lseek(fd, 0, SEEK_CUR); /* -1 on a pipe: no file-size limit applies there */
+        j->offset = at > 0 ? (uint64_t)at : 0;
+    }
     j->stream = stream;
     j->own = own;
     j->first = 1;
@@ -542,6 +549,7 @@ int vor_chrome_prepare_complete(vor_chrome_prepared *out, const char *name, cons
     char *shrunk = realloc(p, o);
     out->bytes = shrunk ? shrunk : p;
     out->length = o;
+    out->args_open = file != NULL;
     return 1;
 }
 
@@ -552,11 +560,25 @@ void vor_chrome_prepared_free(vor_chrome_prepared *p) {
 }
 
 int vor_chrome_json_complete_prepared(vor_chrome_json *j, const vor_chrome_prepared *p, uint64_t pid, uint64_t tid,
-                                      int64_t ts_ns, int64_t dur_ns) {
+                                      int64_t ts_ns, int64_t dur_ns, const vor_chrome_arg *args, size_t n_args) {
     if (j->error) return -1;
-    begin_event(j, EVENT_FIXED_BYTES + p->length);
+    if (n_args == 0) { /* the common case: four numbers and one copy */
+        begin_event(j, EVENT_FIXED_BYTES + p->length);
+        put_complete_head(j, pid, tid, ts_ns, dur_ns);
+        put_bytes(j, p->bytes, p->length);
+        return j->error ? -1 : 0;
+    }
+    begin_event(j, EVENT_FIXED_BYTES + p->length + args_estimate(args, n_args));
     put_complete_head(j, pid, tid, ts_ns, dur_ns);
-    put_bytes(j, p->bytes, p->length);
+    if (p->args_open) { /* the text without its closing "}}", the args, then "}}" */
+        put_bytes(j, p->bytes, p->length - 2);
+        put_args(j, args, n_args, 1);
+    } else {
+        put_bytes(j, p->bytes, p->length - 1);
+        PUT_LITERAL(j, ",\"args\":{");
+        put_args(j, args, n_args, 0);
+    }
+    PUT_LITERAL(j, "}}");
     return j->error ? -1 : 0;
 }
 

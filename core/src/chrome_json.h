@@ -3,8 +3,8 @@
  *
  * The writer knows nothing about frames or sessions: it takes events (complete "X",
  * metadata "M", counter "C") and writes them through a fixed buffer to a file
- * descriptor or a FILE*. The Chrome trace consumer (chrome_trace.c) and the
- * `vor export --format chrome` command (which reads .vor captures) share it.
+ * descriptor or a FILE*. Frames become events in chrome_frames.c, the one trace writer
+ * that the VOR_TRACE output (chrome_trace.c) and `vor export --format chrome` share.
  *
  * Output: the JSON *Array* Format of the Trace Event Format, one event per line:
  *
@@ -41,7 +41,10 @@
  * between two events), so these forms are all a crash can leave, except in two cases:
  * a SIGKILL or a full disk in the middle of a write() can tear the last event, which
  * Perfetto ignores and catapult does not (delete the partial last line), and a single
- * event larger than the buffer (strings of several KiB) is written in pieces.
+ * event larger than the buffer (strings of several KiB) is written in pieces. The
+ * file-size limit (`ulimit -f`) never tears anything: writes to a file descriptor go
+ * through vor_file_write_all (file_write.h), which refuses a write that would cross the
+ * limit (EFBIG, nothing written) instead of letting the kernel raise SIGXFSZ.
  *
  * Compatibility details, each for a reader we checked:
  *   - the file's very first byte is "[" (catapult tests eventData[0], no whitespace skip);
@@ -89,7 +92,9 @@ typedef struct vor_chrome_json vor_chrome_json;
 typedef enum vor_chrome_arg_type {
     VOR_CHROME_ARG_STRING, /* `string` (NUL-terminated; NULL writes null) */
     VOR_CHROME_ARG_INT,    /* `integer` */
-    VOR_CHROME_ARG_DOUBLE  /* `number`; NaN and infinities write null and are counted */
+    VOR_CHROME_ARG_DOUBLE, /* `number`; NaN and infinities write null and are counted */
+    VOR_CHROME_ARG_UINT,   /* `count`: counts and indices, never written as negative */
+    VOR_CHROME_ARG_BOOL    /* true when `integer` is not 0, else false */
 } vor_chrome_arg_type;
 
 typedef struct vor_chrome_arg {
@@ -98,6 +103,7 @@ typedef struct vor_chrome_arg {
     const char *string;
     int64_t integer;
     double number;
+    uint64_t count;
 } vor_chrome_arg;
 
 typedef struct vor_chrome_json_stats {
@@ -129,16 +135,19 @@ VOR_HIDDEN int vor_chrome_json_complete(vor_chrome_json *j, const char *name, co
  * once: vor_chrome_json_complete_prepared then only formats four numbers per event.
  * Returns 1, or 0 if memory is short (`out` is left empty). */
 typedef struct vor_chrome_prepared {
-    char *bytes;
+    char *bytes;   /* from "cat" to the event's closing brace */
     size_t length;
+    int args_open; /* it ends with "args" (file and line) and "}}", else with "}" */
 } vor_chrome_prepared;
 
 VOR_HIDDEN int vor_chrome_prepare_complete(vor_chrome_prepared *out, const char *name, const char *cat,
                                            const char *file, uint32_t line);
 VOR_HIDDEN void vor_chrome_prepared_free(vor_chrome_prepared *p);
-/* The same event as vor_chrome_json_complete with the prepared fields. */
+/* The same event as vor_chrome_json_complete with the prepared fields, and `n_args` extra
+ * args after file and line (none: exactly the bytes of the plain call). */
 VOR_HIDDEN int vor_chrome_json_complete_prepared(vor_chrome_json *j, const vor_chrome_prepared *p, uint64_t pid,
-                                                 uint64_t tid, int64_t ts_ns, int64_t dur_ns);
+                                                 uint64_t tid, int64_t ts_ns, int64_t dur_ns,
+                                                 const vor_chrome_arg *args, size_t n_args);
 
 /* "M" events. process_name: args {"name": name, extra args...}. */
 VOR_HIDDEN int vor_chrome_json_process_name(vor_chrome_json *j, uint64_t pid, const char *name,
@@ -173,14 +182,18 @@ VOR_HIDDEN size_t vor_chrome_json_format_us(int64_t ns, char *out);
 
 /* ---- The VOR_TRACE output (chrome_trace.c) ---------------------------------------------- */
 
-/* Opens `path` (created or truncated) and adds the Chrome trace consumer to the running
- * session. Call with the frame lock held and a session active (outputs.c does, at session
- * start). On failure (unwritable path, no memory, consumer list full) it reports once
- * (VOR_LOG_BAD_ENVIRONMENT for the path, naming it and the OS error) and returns 0; the
- * program and the other outputs go on. Returns 1 when the trace is being written. */
-VOR_HIDDEN int vor_chrome_trace_open(const char *path);
+typedef struct vor_chrome_trace_options {
+    uint64_t every;      /* VOR_TRACE_EVERY: write 1 frame in N (0 or 1 = every frame) */
+    uint64_t max_frames; /* VOR_TRACE_MAX_FRAMES: stop after N written frames (0 = no limit) */
+    size_t buffer_bytes; /* the JSON writer's buffer (0 = the default; tests use tiny ones) */
+} vor_chrome_trace_options;
 
-/* The same with a chosen buffer size (tests: a tiny buffer; 0 = default). */
-VOR_HIDDEN int vor_chrome_trace_open_buffered(const char *path, size_t buffer_bytes);
+/* Opens `path` (created or truncated) and adds the Chrome trace consumer to the running
+ * session (`options` NULL: every frame, no limit). Call with the frame lock held and a
+ * session active (outputs.c does, at session start). On failure (unwritable path, no
+ * memory, consumer list full) it reports once (VOR_LOG_BAD_ENVIRONMENT for the path,
+ * naming it and the OS error) and returns 0; the program and the other outputs go on.
+ * Returns 1 when the trace is being written. */
+VOR_HIDDEN int vor_chrome_trace_open(const char *path, const vor_chrome_trace_options *options);
 
 #endif /* VOR_CHROME_JSON_H */

@@ -34,14 +34,23 @@ static vor_chunk *new_chunk(void) {
     return c;
 }
 
+/* Chunks the session's bound lets the ring use (a ring grown under a larger bound in an
+ * earlier session keeps its chunks, but not their room). */
+static uint64_t usable_chunks(const vor_thread *t) {
+    uint64_t bound = vor_atomic_load_relaxed(&vor_thread_scopes_bound) / CHUNK;
+    if (bound == 0) bound = 1;
+    return t->n_chunks < bound ? t->n_chunks : bound;
+}
+
 static uint64_t room_of(const vor_thread *t, uint64_t head, uint64_t tail) {
-    return (uint64_t)t->n_chunks * CHUNK - (head - (tail & ~(CHUNK - 1)));
+    uint64_t used = head - (tail & ~(CHUNK - 1)), capacity = usable_chunks(t) * CHUNK;
+    return used < capacity ? capacity - used : 0;
 }
 
 /* Recomputes the one bound the hot path tests. */
 static void update_fast_limit(vor_thread *t) {
     uint64_t held_from = t->tail_cache & ~(CHUNK - 1);
-    uint64_t limit = held_from + (uint64_t)t->n_chunks * CHUNK - VOR_MAX_DEPTH;
+    uint64_t limit = held_from + usable_chunks(t) * CHUNK - VOR_MAX_DEPTH;
     t->fast_limit = limit < t->chunk_end ? limit : t->chunk_end;
 }
 

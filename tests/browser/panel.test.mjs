@@ -102,6 +102,29 @@ test('draws the frame bars, one plot per metric and the flame chart', async () =
   await shot('live');
 });
 
+test('the clock chip: hidden until a clock is declared, the step, amber at 100 µs with the fix in its title', async () => {
+  const chipState = () => page.evaluate(() => {
+    window.vorTest.panel.draw();
+    const c = document.querySelector('.vor-clock');
+    return { hidden: c.hidden, text: c.textContent, coarse: c.dataset.coarse, title: c.title, background: getComputedStyle(c).backgroundColor };
+  });
+  assert.equal((await chipState()).hidden, true, 'no clock declared by the synthetic feed');
+  await page.evaluate(() => window.vorTest.panel.pushDeclarations({ clock: { resolution_ns: 5000, source: 'performance.now', cross_origin_isolated: true } }));
+  const fine = await chipState();
+  assert.deepEqual([fine.hidden, fine.text, fine.coarse], [false, 'clock 5 µs', 'false']);
+  assert.match(fine.title, /cross-origin isolated/);
+  await page.evaluate(() => window.vorTest.panel.pushDeclarations(JSON.stringify({ clock: { resolution_ns: 100000, source: 'performance.now', cross_origin_isolated: false } })));
+  const coarse = await chipState();
+  assert.deepEqual([coarse.hidden, coarse.text, coarse.coarse], [false, 'clock 100 µs', 'true']);
+  assert.match(coarse.title, /Cross-Origin-Opener-Policy: same-origin.*Cross-Origin-Embedder-Policy: require-corp/);
+  const warn = await page.evaluate(() => getComputedStyle(document.querySelector('.vor-panel')).getPropertyValue('--vor-warn').trim());
+  const [r, g, b] = hexToRgb(warn);
+  assert.equal(coarse.background, `rgb(${r}, ${g}, ${b})`, 'amber');
+  await page.evaluate(() => window.vorTest.panel.pushDeclarations({ clock: { resolution_ns: 'x' } }));
+  assert.equal((await chipState()).text, 'clock 100 µs', 'a malformed clock is ignored');
+  await shot('clock-chip');
+});
+
 test('a redraw allocates no large scratch (the plot line points are kept by the panel)', async () => {
   assert.ok((await state()).frames >= 600, 'the plots have lines to draw');
   const big = await page.evaluate(() => {

@@ -1,7 +1,7 @@
 // check_trace.mjs: loads a Chrome Trace Event JSON file the way trace viewers do, checks
 // it, and prints one line per event for the C tests to compare.
 //
-//   node check_trace.mjs MODE FILE
+//   node check_trace.mjs MODE FILE [--summary]
 //   MODE strict    the file must be complete JSON (what vor_shutdown leaves)
 //        catapult  chrome://tracing's rule for an unfinished JSON array: if the text starts
 //                  with "[", trailing newlines and one trailing comma are removed and "]"
@@ -16,6 +16,11 @@
 // it, never straddling its end); C events carry finite numbers; M events are
 // process_name, thread_name or thread_sort_index.
 //
+// The nesting check is the one to use on any trace vor writes (VOR_TRACE, `vor export
+// --format chrome`): zero partial overlaps per thread, across frames too. With --summary,
+// for large traces (thousands of frames), it prints one JSON line instead of the events:
+//   {"events":N,"slices":N,"threads":N}
+//
 // Output lines (strings as hex of their UTF-8 bytes, "-" when empty or absent; times as
 // integer nanoseconds):
 //   X pid tid ts_ns dur_ns name_hex cat_hex file_hex|- line|- args_json
@@ -29,8 +34,9 @@ function fail(message) {
   process.exit(1);
 }
 
-const [mode, file] = process.argv.slice(2);
-if (!['strict', 'catapult', 'perfetto'].includes(mode) || !file) fail('usage: check_trace.mjs strict|catapult|perfetto FILE');
+const [mode, file, option] = process.argv.slice(2);
+if (!['strict', 'catapult', 'perfetto'].includes(mode) || !file || (option !== undefined && option !== '--summary'))
+  fail('usage: check_trace.mjs strict|catapult|perfetto FILE [--summary]');
 
 const bytes = readFileSync(file);
 if (bytes.length === 0 || bytes[0] !== 0x5b) fail('the first byte is not "["');
@@ -142,10 +148,16 @@ for (const [key, slices] of slicesByThread) {
         open.pop();
         continue;
       }
-      fail(`thread ${key}: "${s.name}" [${s.start}, ${s.end}] straddles the end of "${top.name}" [${top.start}, ${top.end}]`);
+      fail(`thread ${key}: partial overlap: "${s.name}" [${s.start}, ${s.end}] straddles the end of "${top.name}" [${top.start}, ${top.end}]`);
     }
     open.push(s);
   }
 }
 
-process.stdout.write(out.join('\n') + (out.length ? '\n' : ''));
+if (option === '--summary') {
+  let slices = 0;
+  for (const list of slicesByThread.values()) slices += list.length;
+  process.stdout.write(JSON.stringify({ events: events.length, slices, threads: slicesByThread.size }) + '\n');
+} else {
+  process.stdout.write(out.join('\n') + (out.length ? '\n' : ''));
+}

@@ -73,11 +73,11 @@ static void each_event_kind_has_a_fixed_text(void **state) {
     const char *path = test_path("kinds.json");
     vor_chrome_json *j = open_file(path, 0);
     vor_chrome_arg extra[3] = {
-        {"count", VOR_CHROME_ARG_INT, NULL, -42, 0},
-        {"ratio", VOR_CHROME_ARG_DOUBLE, NULL, 0, 0.25},
-        {"note", VOR_CHROME_ARG_STRING, "hi", 0, 0},
+        {"count", VOR_CHROME_ARG_INT, NULL, -42, 0, 0},
+        {"ratio", VOR_CHROME_ARG_DOUBLE, NULL, 0, 0.25, 0},
+        {"note", VOR_CHROME_ARG_STRING, "hi", 0, 0, 0},
     };
-    vor_chrome_arg version = {"vor_version", VOR_CHROME_ARG_STRING, "0.1.0", 0, 0};
+    vor_chrome_arg version = {"vor_version", VOR_CHROME_ARG_STRING, "0.1.0", 0, 0, 0};
     assert_int_equal(vor_chrome_json_process_name(j, 7, "game", &version, 1), 0);
     assert_int_equal(vor_chrome_json_thread_name(j, 7, 9, "main"), 0);
     assert_int_equal(vor_chrome_json_thread_sort_index(j, 7, 9, -1), 0);
@@ -119,7 +119,7 @@ static void prepared_events_are_identical_to_plain_ones(void **state) {
                          1);
         vor_chrome_json_complete(ja, names[i], i % 2 ? NULL : "vor", 1, 2, (int64_t)i * 1000, 5, i == 2 ? NULL : "f.c",
                                  (uint32_t)i, NULL, 0);
-        vor_chrome_json_complete_prepared(jb, &p, 1, 2, (int64_t)i * 1000, 5);
+        vor_chrome_json_complete_prepared(jb, &p, 1, 2, (int64_t)i * 1000, 5, NULL, 0);
         vor_chrome_prepared_free(&p);
     }
     assert_int_equal(vor_chrome_json_close(ja), 0);
@@ -166,7 +166,7 @@ static void strings_are_escaped_and_invalid_utf8_replaced(void **state) {
     vor_chrome_json *j = open_file(path, 0);
     size_t count = sizeof nasty / sizeof nasty[0];
     for (size_t i = 0; i < count; i++) {
-        vor_chrome_arg arg = {nasty[i].raw, VOR_CHROME_ARG_STRING, nasty[i].raw, 0, 0};
+        vor_chrome_arg arg = {nasty[i].raw, VOR_CHROME_ARG_STRING, nasty[i].raw, 0, 0, 0};
         vor_chrome_json_complete(j, nasty[i].raw, nasty[i].raw, 1, 2, (int64_t)i * 10, 1, nasty[i].raw, 3, &arg, 1);
         vor_chrome_json_thread_name(j, 1, 100 + i, nasty[i].raw);
         vor_chrome_json_counter(j, 1, nasty[i].raw, (int64_t)i, nasty[i].raw, (double)i);
@@ -201,7 +201,7 @@ static void non_finite_counters_are_omitted_and_counted(void **state) {
     assert_int_equal(vor_chrome_json_counter(j, 1, "inf", 0, NULL, INFINITY), 0);
     assert_int_equal(vor_chrome_json_counter(j, 1, "-inf", 0, NULL, -INFINITY), 0);
     assert_int_equal(vor_chrome_json_counter(j, 1, "fine", 0, NULL, 1.5), 0);
-    vor_chrome_arg arg = {"loss", VOR_CHROME_ARG_DOUBLE, NULL, 0, NAN};
+    vor_chrome_arg arg = {"loss", VOR_CHROME_ARG_DOUBLE, NULL, 0, NAN, 0};
     assert_int_equal(vor_chrome_json_complete(j, "x", "vor", 1, 1, 0, 0, NULL, 0, &arg, 1), 0);
     vor_chrome_json_stats stats;
     vor_chrome_json_get_stats(j, &stats);
@@ -276,7 +276,7 @@ static void write_big_trace(vor_chrome_json *j) {
     char name[64];
     for (int i = 0; i < 4000; i++) {
         snprintf(name, sizeof name, "scope %d \"q\" \\ \x02", i % 97);
-        vor_chrome_arg arg = {"i", VOR_CHROME_ARG_INT, NULL, i, 0};
+        vor_chrome_arg arg = {"i", VOR_CHROME_ARG_INT, NULL, i, 0, 0};
         vor_chrome_json_complete(j, i % 500 == 7 ? long_name : name, "vor", 10, 20 + i % 3, (int64_t)i * 1000, 999,
                                  i % 3 ? "src/some/file.c" : long_name, (uint32_t)i, &arg, 1);
         if (i % 50 == 0) vor_chrome_json_counter(j, 10, i % 100 ? "memory_mb" : long_name, (int64_t)i * 1000, NULL, i * 0.5);

@@ -2,9 +2,14 @@
  * on named threads and metrics; the trace file is then loaded by check_trace.mjs (node)
  * the way Perfetto and chrome://tracing do. Exact times under the fake clock, names and
  * escaping, NaN metrics, one write per frame, a program killed mid-run (SIGKILL at a
- * known point and at a random one), unwritable paths, a full disk, tiny buffers,
- * renamed threads, exit without vor_shutdown, and threads racing the frame thread. */
+ * known point and at a random one), unwritable paths, a file-size limit (EFBIG, never
+ * SIGXFSZ), tiny buffers, renamed threads, exit without vor_shutdown, VOR_TRACE and its
+ * volume settings from the environment (VOR_TRACE_EVERY, VOR_TRACE_MAX_FRAMES, bad
+ * values), the live trace against `vor export --format chrome` of the same run byte for
+ * byte, an export of extreme thread ids and counts, and threads racing the frame thread. */
 #include "chrome_check.h"
+
+#include "capture_writer.h"
 
 #include <errno.h>
 #include <math.h>
@@ -21,17 +26,23 @@
 
 #define FRAMES_TID 2147483647ull
 
+static void unset_outputs(void) {
+    static const char *const names[] = {"VOR_TRACE", "VOR_TRACE_EVERY", "VOR_TRACE_MAX_FRAMES",
+                                        "VOR_RECORD", "VOR_RECORD_FLAME"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) unsetenv(names[i]);
+}
+
 static int teardown(void **state) {
     (void)state;
     session_teardown();
-    unsetenv("VOR_TRACE");
+    unset_outputs();
     return 0;
 }
 
 /* A session on the fake clock (start_ns > 0) or the real one (0). VOR_TRACE is unset so
  * that only the trace the test opens is written. */
 static void start_session(uint64_t start_ns) {
-    unsetenv("VOR_TRACE");
+    unset_outputs();
     if (start_ns) fake_clock_install(start_ns);
     vor_desc d;
     memset(&d, 0, sizeof d);
@@ -41,7 +52,8 @@ static void start_session(uint64_t start_ns) {
 
 static int open_trace(const char *path, size_t buffer_bytes) {
     assert_int_equal(vor_frame_lock_acquire(), 1);
-    int ok = vor_chrome_trace_open_buffered(path, buffer_bytes);
+    vor_chrome_trace_options options = {0, 0, buffer_bytes};
+    int ok = vor_chrome_trace_open(path, &options);
     vor_frame_lock_release();
     return ok;
 }
@@ -95,6 +107,26 @@ static size_t count_x(const trace_dump *d, const char *name) {
     const char *h = hex_of(name);
     for (size_t i = 0; i < d->n; i++)
         if (parse_x(d->lines[i], &e) && strcmp(e.name, h) == 0) n++;
+    return n;
+}
+
+/* X events whose name starts with `prefix`. */
+static size_t count_x_prefix(const trace_dump *d, const char *prefix) {
+    size_t n = 0;
+    x_event e;
+    const char *h = hex_of(prefix);
+    for (size_t i = 0; i < d->n; i++)
+        if (parse_x(d->lines[i], &e) && strncmp(e.name, h, strlen(h)) == 0) n++;
+    return n;
+}
+
+/* C events of counter `name`. */
+static size_t count_counter(const trace_dump *d, const char *name) {
+    char needle[600];
+    snprintf(needle, sizeof needle, " %s %s ", hex_of(name), hex_of("value"));
+    size_t n = 0;
+    for (size_t i = 0; i < d->n; i++)
+        if (strncmp(d->lines[i], "C ", 2) == 0 && strstr(d->lines[i], needle)) n++;
     return n;
 }
 
@@ -535,8 +567,8 @@ static void a_full_disk_closes_the_trace_and_the_program_runs_on(void **state) {
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
-        /* The file may not grow past 16 KiB: writes beyond fail with EFBIG. */
-        signal(SIGXFSZ, SIG_IGN);
+        /* The file may not grow past 16 KiB. SIGXFSZ keeps its default action (end the
+         * process): vor must not raise it, the write fails with EFBIG instead. */
         struct rlimit limit = {16384, 16384};
         if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(10);
         start_session(1000000);
@@ -564,13 +596,15 @@ static void a_full_disk_closes_the_trace_and_the_program_runs_on(void **state) {
     }
     int status;
     assert_int_equal(waitpid(child, &status, 0), child);
+    if (WIFSIGNALED(status)) fail_msg("the program was killed by signal %d", WTERMSIG(status));
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     assert_true(st.st_size <= 16384);
+    /* Nothing was torn: the file ends on a frame boundary, loadable by chrome://tracing. */
     trace_dump d;
-    assert_int_equal(check_trace("perfetto", path, &d), 0); /* the last write was torn */
+    assert_int_equal(check_trace("catapult", path, &d), 0);
     assert_true(count_x(&d, "frame") > 0);
     trace_dump_free(&d);
 }
@@ -679,16 +713,29 @@ static void exit_without_shutdown_leaves_a_loadable_trace(void **state) {
     trace_dump_free(&d);
 }
 
-static void vor_trace_in_the_environment_opens_the_trace(void **state) {
-    (void)state;
-    const char *path = test_path("environment.json");
+/* The fake clock and the capturing logger, no output in the environment yet. */
+static void prepare_session(void) {
+    unset_outputs();
     fake_clock_install(1000000);
     vor_desc desc;
     memset(&desc, 0, sizeof desc);
     setup_with_capture(desc);
-    setenv("VOR_TRACE", path, 1);
+}
+
+/* A session on the fake clock whose outputs come from the environment, as a user runs it. */
+static void start_environment_session(const char *trace, const char *every, const char *max_frames) {
+    prepare_session();
+    setenv("VOR_TRACE", trace, 1);
+    if (every) setenv("VOR_TRACE_EVERY", every, 1);
+    if (max_frames) setenv("VOR_TRACE_MAX_FRAMES", max_frames, 1);
     vor_enable();
-    if (!file_exists(path)) skip(); /* outputs.c does not read VOR_TRACE (yet) */
+}
+
+static void vor_trace_in_the_environment_opens_the_trace(void **state) {
+    (void)state;
+    const char *path = test_path("environment.json");
+    start_environment_session(path, NULL, NULL);
+    assert_true(file_exists(path)); /* opened by vor_enable, before any frame */
     {
         VOR_SCOPE("from the environment");
         fake_advance(10);
@@ -698,7 +745,234 @@ static void vor_trace_in_the_environment_opens_the_trace(void **state) {
     trace_dump d;
     assert_int_equal(check_trace("strict", path, &d), 0);
     assert_int_equal(count_x(&d, "from the environment"), 1);
+    assert_int_equal(count_x(&d, "frame"), 1);
     trace_dump_free(&d);
+}
+
+/* The frames row of a dump: [start, end] of each frame event, in file order. */
+typedef struct frame_span {
+    long long start, end, index;
+} frame_span;
+
+static size_t frame_spans(const trace_dump *d, frame_span *out, size_t cap) {
+    size_t n = 0;
+    x_event e;
+    for (size_t i = 0; i < d->n && n < cap; i++) {
+        if (!parse_x(d->lines[i], &e) || e.tid != FRAMES_TID) continue;
+        out[n].start = e.ts;
+        out[n].end = e.ts + e.dur;
+        assert_int_equal(sscanf(e.args, "{\"index\":%lld,", &out[n].index), 1);
+        n++;
+    }
+    return n;
+}
+
+/* Frames 0..frames-1 of 200 ns on the fake clock: a scope open across all of them, one
+ * that spans two frames every five, and a step with a child in each. */
+static void record_frames(int frames) {
+    static vor_site whole = VOR_SITE_INIT("whole run"), span = VOR_SITE_INIT("two frames");
+    static vor_site step = VOR_SITE_INIT("step"), inner = VOR_SITE_INIT("inner");
+    vor_scope_begin(&whole);
+    for (int f = 0; f < frames; f++) {
+        if (f % 5 == 2) vor_scope_end(); /* "two frames", begun in the previous frame */
+        vor_scope_begin(&step);
+        fake_advance(20);
+        vor_scope_begin(&inner);
+        fake_advance(30);
+        vor_scope_end();
+        vor_scope_end();
+        if (f % 5 == 1) vor_scope_begin(&span);
+        vor_record_metric("frame number", f);
+        fake_advance(150);
+        vor_frame_mark();
+    }
+}
+
+static void vor_trace_every_writes_one_frame_in_n_with_exact_nesting(void **state) {
+    (void)state;
+    const char *path = test_path("every.json");
+    start_environment_session(path, "3", NULL);
+    record_frames(30);
+    vor_shutdown();
+    trace_dump d;
+    assert_int_equal(check_trace("strict", path, &d), 0); /* zero partial overlaps per thread */
+    frame_span spans[64];
+    size_t n = frame_spans(&d, spans, 64);
+    assert_int_equal(n, 10);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(spans[i].index, 3 * (long long)i);
+        assert_true(counter_value(&d, "frame number", spans[i].start) == 3.0 * (double)i);
+    }
+    assert_int_equal(count_x(&d, "step"), 10);
+    assert_int_equal(count_x(&d, "inner"), 10);
+    assert_int_equal(count_counter(&d, "frame number"), 10);
+    /* Each written frame is a run of its own: every scope lies within its frame, and one
+     * that began in an unwritten frame says so. */
+    x_event e;
+    size_t two_frames = 0;
+    for (size_t i = 0; i < d.n; i++) {
+        if (!parse_x(d.lines[i], &e) || e.tid == FRAMES_TID) continue;
+        size_t k = 0;
+        while (k < n && !(spans[k].start <= e.ts && e.ts + e.dur <= spans[k].end)) k++;
+        if (k == n) fail_msg("outside every written frame: %s", d.lines[i]);
+        if (strcmp(e.name, hex_of("two frames")) == 0) {
+            two_frames++;
+            assert_true(strstr(e.args, "clipped") != NULL);
+        }
+    }
+    assert_true(two_frames >= 2); /* ended in frames 12 and 27 (and open at the end of 6 and 21) */
+    trace_dump_free(&d);
+}
+
+static void vor_trace_max_frames_stops_the_trace(void **state) {
+    (void)state;
+    const char *path = test_path("max.json");
+    start_environment_session(path, NULL, "4");
+    record_frames(12);
+    vor_shutdown();
+    trace_dump d;
+    assert_int_equal(check_trace("strict", path, &d), 0);
+    frame_span spans[16];
+    size_t n = frame_spans(&d, spans, 16);
+    assert_int_equal(n, 4);
+    for (size_t i = 0; i < n; i++) assert_int_equal(spans[i].index, (long long)i);
+    assert_int_equal(count_x(&d, "step"), 4);
+    assert_int_equal(count_counter(&d, "frame number"), 4);
+    trace_dump_free(&d);
+}
+
+static void bad_trace_volume_settings_warn_and_the_trace_goes_on(void **state) {
+    (void)state;
+    const char *path = test_path("bad_every.json");
+    start_environment_session(path, "every other", "-2");
+    assert_int_equal(captured.count[VOR_LOG_BAD_ENVIRONMENT], 2);
+    assert_int_equal(vor_log_count(VOR_LOG_BAD_ENVIRONMENT), 2);
+    assert_non_null(strstr(captured.last_message[VOR_LOG_BAD_ENVIRONMENT], "VOR_TRACE_MAX_FRAMES=\"-2\""));
+    record_frames(6);
+    vor_shutdown();
+    trace_dump d;
+    assert_int_equal(check_trace("strict", path, &d), 0);
+    assert_int_equal(count_x(&d, "frame"), 6); /* both ignored: every frame, no limit */
+    assert_int_equal(count_x(&d, "step"), 6);
+    trace_dump_free(&d);
+}
+
+static void *renamed_worker(void *arg) {
+    (void)arg;
+    vor_set_thread_name("worker");
+    static vor_site job = VOR_SITE_INIT("job");
+    vor_scope_begin(&job);
+    fake_advance(7);
+    vor_scope_end();
+    return NULL;
+}
+
+/* One run with both outputs: a renamed thread, a worker, a site with an empty name, a scope
+ * spanning frames, metrics. */
+static void record_both_outputs(const char *capture, const char *trace) {
+    prepare_session();
+    setenv("VOR_RECORD", capture, 1);
+    setenv("VOR_RECORD_FLAME", "1", 1);
+    setenv("VOR_TRACE", trace, 1);
+    vor_enable();
+    vor_set_thread_name("main loop");
+    static vor_site blank = VOR_SITE_INIT("");
+    for (int f = 0; f < 12; f++) {
+        if (f == 4) vor_set_thread_name("main loop, renamed");
+        vor_scope_begin(&blank);
+        fake_advance(5);
+        vor_scope_end();
+        pthread_t th;
+        if (f % 3 == 0 && pthread_create(&th, NULL, renamed_worker, NULL) == 0) pthread_join(th, NULL);
+        vor_record_metric("loss", 1.0 / (f + 1));
+        vor_scope_begin(&blank);
+        fake_advance(100);
+        vor_frame_mark(); /* the second scope spans two frames */
+        fake_advance(20);
+        vor_scope_end();
+    }
+    vor_frame_mark();
+    vor_shutdown();
+}
+
+static void the_live_trace_and_the_export_of_the_same_run_are_identical(void **state) {
+    (void)state;
+    const char *capture = test_path("same_run.vor");
+    const char *live = test_path("same_run_live.json");
+    const char *exported = test_path("same_run_export.json");
+    fflush(NULL);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        record_both_outputs(capture, live);
+        _exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char command[2048];
+    snprintf(command, sizeof command, "'%s' export '%s' --format chrome -o '%s'", VOR_CLI, capture, exported);
+    assert_int_equal(system(command), 0);
+    size_t live_size, exported_size;
+    char *a = read_whole_file(live, &live_size);
+    char *b = read_whole_file(exported, &exported_size);
+    assert_non_null(a);
+    assert_non_null(b);
+    if (live_size != exported_size || memcmp(a, b, live_size) != 0) {
+        size_t at = 0;
+        while (at < live_size && at < exported_size && a[at] == b[at]) at++;
+        fail_msg("the export differs from the live trace at byte %zu:\n live   %.160s\n export %.160s", at, a + at,
+                 b + at);
+    }
+    trace_dump d;
+    assert_int_equal(check_trace("strict", live, &d), 0);
+    assert_int_equal(count_x(&d, "job"), 4);
+    assert_true(count_x_prefix(&d, "site ") > 0); /* the site with an empty name: "site N" */
+    trace_dump_free(&d);
+    free(a);
+    free(b);
+}
+
+static void export_takes_any_thread_id_and_any_drop_count(void **state) {
+    (void)state;
+    const char *capture = test_path("extreme.vor");
+    const char *exported = test_path("extreme.json");
+    start_session(1000000);
+    static vor_site extreme = VOR_SITE_INIT("extreme");
+    uint32_t site = vor_site_register(&extreme);
+    assert_true(site > 0);
+    vor_capture_options options = {1, 1, 0};
+    vor_capture_writer *w = vor_capture_writer_create(capture, &options);
+    assert_non_null(w);
+    vor_scope_record scopes[1] = {{site, 0, 10, 20, VOR_PARENT_NONE, 0}};
+    vor_thread_record threads[2] = {{0xFFFFFFFFu, 1, scopes, 0}, {0, 1, scopes, 0}};
+    vor_reader_drop drops[1] = {{VOR_DROP_FRAME_FULL, 0xFFFFFFFFu, (1ull << 63) + 5}};
+    vor_frame_record r;
+    memset(&r, 0, sizeof r);
+    r.duration_ns = 100;
+    r.n_threads = 2;
+    r.threads = threads;
+    r.n_scopes = 2;
+    r.dropped_scopes = (1ull << 63) + 5;
+    r.n_drops = 1;
+    r.drops = drops;
+    assert_int_equal(vor_capture_writer_frame(w, &r), 0);
+    vor_capture_writer_close(w);
+    char command[2048];
+    snprintf(command, sizeof command, "'%s' export '%s' --format chrome -o '%s'", VOR_CLI, capture, exported);
+    int status = system(command);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    trace_dump d;
+    assert_int_equal(check_trace("strict", exported, &d), 0);
+    char expected[256];
+    snprintf(expected, sizeof expected, "M %llu 4294967296 thread_name %s", my_pid(), hex_of("thread 4294967295"));
+    assert_non_null(dump_find(&d, expected, 0));
+    assert_int_equal(count_x(&d, "extreme"), 2);
+    trace_dump_free(&d);
+    char *text = read_whole_file(exported, NULL);
+    assert_non_null(strstr(text, "\"dropped\":9223372036854775813,")); /* not negative */
+    free(text);
 }
 
 typedef struct racer {
@@ -782,6 +1056,11 @@ int main(void) {
         cmocka_unit_test_teardown(renamed_threads_are_named_again, teardown),
         cmocka_unit_test_teardown(exit_without_shutdown_leaves_a_loadable_trace, teardown),
         cmocka_unit_test_teardown(vor_trace_in_the_environment_opens_the_trace, teardown),
+        cmocka_unit_test_teardown(vor_trace_every_writes_one_frame_in_n_with_exact_nesting, teardown),
+        cmocka_unit_test_teardown(vor_trace_max_frames_stops_the_trace, teardown),
+        cmocka_unit_test_teardown(bad_trace_volume_settings_warn_and_the_trace_goes_on, teardown),
+        cmocka_unit_test_teardown(the_live_trace_and_the_export_of_the_same_run_are_identical, teardown),
+        cmocka_unit_test_teardown(export_takes_any_thread_id_and_any_drop_count, teardown),
         cmocka_unit_test_teardown(threads_recording_while_frames_are_written, teardown),
     };
     return cmocka_run_group_tests_name("chrome_trace", tests, NULL, remove_dir);

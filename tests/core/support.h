@@ -76,7 +76,8 @@ uint64_t count_partial_overlaps(recorded_scope *scopes, uint64_t n);
 /* The same over every ended scope the recording kept. */
 uint64_t recorded_partial_overlaps(void);
 
-/* Shuts the session down and restores defaults (settings, clock, log capture). */
+/* Shuts the session down, ends the scopes the calling thread left open, and restores the
+ * defaults (settings, clock, log capture). */
 void session_teardown(void);
 
 #endif

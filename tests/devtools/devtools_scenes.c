@@ -14,7 +14,9 @@
  *     load_chunk       >= 300 us
  *       decode         >= 200 us
  *
- * Besides: a frame whose one scope has a site name of 300 bytes (150 x "é", past
+ * Besides: frames of many zero-length scopes (scenes_burst_frame: every one must reach the
+ * DevTools tracks, one clock step wide), frames of thousands of scopes (scenes_heavy_frame:
+ * the entry budget keeps Chrome's trace buffer from overflowing), a frame whose one scope has a site name of 300 bytes (150 x "é", past
  * VOR_MAX_NAME_BYTES: every output must cut it to the same 127 characters), and the
  * in-page panel bridge (scenes_panel_poll, as wasm/site/example.html polls it). The
  * pthreads build can also run the frames in a worker ("framer": the frame thread is then
@@ -171,6 +173,48 @@ EMSCRIPTEN_KEEPALIVE void scenes_long_name_frame(void) {
         spin_us(200);
     }
     vor_frame_mark();
+}
+
+/* A frame of `n` steps of zero-length work, as the example's training step makes with a
+ * coarse clock: step { n x gradients { optimizer_step } }, then `spin_ms` of work outside
+ * any scope (room for the entries at one clock step each), then vor_frame_mark(). */
+EMSCRIPTEN_KEEPALIVE void scenes_burst_frame(int n, double spin_ms) {
+    {
+        VOR_SCOPE("step");
+        for (int i = 0; i < n; i++) {
+            VOR_SCOPE("gradients");
+            {
+                VOR_SCOPE("optimizer_step");
+            }
+        }
+    }
+    spin_us(spin_ms * 1000.0);
+    vor_frame_mark();
+}
+
+/* A frame of an instrumented library: heavy { n leaves }, every 10th leaf ("long_leaf")
+ * busy for 30 us, the others ("short_leaf") empty; then vor_frame_mark(). */
+EMSCRIPTEN_KEEPALIVE void scenes_heavy_frame(int n) {
+    {
+        VOR_SCOPE("heavy");
+        for (int i = 0; i < n; i++) {
+            if (i % 10 == 0) {
+                VOR_SCOPE("long_leaf");
+                spin_us(30);
+            } else {
+                VOR_SCOPE("short_leaf");
+            }
+        }
+    }
+    vor_frame_mark();
+}
+
+EMSCRIPTEN_KEEPALIVE void scenes_set_entry_budget(double entries) {
+    vor_browser_set_entry_budget((uint32_t)entries);
+}
+
+EMSCRIPTEN_KEEPALIVE double scenes_get_entry_budget(void) {
+    return (double)vor_browser_get_entry_budget();
 }
 
 /* One scope on the calling thread (the page's), outside any frame of its own. */

@@ -6,8 +6,10 @@
 //   const events = await rec.stop();          // every trace event (array of objects)
 //   const entries = userTimingEntries(events); // performance.measure pairs: {name, rawName, start, end, devtools, ...}
 //   const stamps = timeStampEntries(events);   // extended console.timeStamp: {name, start, end, track, ...}
+//   const seen = await traceEngineEntries(events); // what the DevTools trace engine makes of them
+//   rec.dataLoss()                             // after stop(): Chrome's buffer overflowed
 //
-// Categories as in TOOLCHAIN: blink.user_timing (performance.measure/mark: async "b"/"e" pairs whose
+// Categories as a DevTools recording uses them: blink.user_timing (performance.measure/mark: async "b"/"e" pairs whose
 // args.detail is a JSON string), devtools.timeline (console.timeStamp: "TimeStamp" instant events
 // with args.data.{message,start,end,track,trackGroup,color}, start/end in trace microseconds) and
 // disabled-by-default-devtools.timeline (UpdateCounters, as a real recording has). Times below are
@@ -22,18 +24,21 @@ export const TRACE_CATEGORIES = [
 
 /**
  * Starts a trace over CDP (recordMode 'recordUntilFull' like a DevTools recording, or
- * 'recordContinuously': a ring buffer that never stops, for long benchmarks); resolves to
+ * 'recordContinuously': a ring buffer that never stops, for long benchmarks; bufferKb: a trace
+ * buffer of that size instead of Chrome's default, about 200 MB); resolves to
  * {stop(): Promise<events[]>, discard(): Promise<void>}.
  */
-export async function startTrace(cdp, categories = TRACE_CATEGORIES, recordMode = 'recordUntilFull') {
+export async function startTrace(cdp, categories = TRACE_CATEGORIES, recordMode = 'recordUntilFull', { bufferKb = 0 } = {}) {
   await cdp.send('Tracing.start', {
     transferMode: 'ReturnAsStream',
-    traceConfig: { includedCategories: categories, excludedCategories: ['*'], recordMode },
+    traceConfig: { includedCategories: categories, excludedCategories: ['*'], recordMode, ...(bufferKb ? { traceBufferSizeInKb: bufferKb } : {}) },
   });
+  let dataLoss = null;
   const finish = async (read) => {
     const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
     await cdp.send('Tracing.end');
-    const { stream } = await complete;
+    const { stream, dataLossOccurred } = await complete;
+    dataLoss = dataLossOccurred === true;
     if (!read) { await cdp.send('IO.close', { handle: stream }); return []; }
     const chunks = [];
     for (;;) {
@@ -45,7 +50,42 @@ export async function startTrace(cdp, categories = TRACE_CATEGORIES, recordMode 
     const json = JSON.parse(chunks.join(''));
     return Array.isArray(json) ? json : json.traceEvents;
   };
-  return { stop: () => finish(true), discard: () => finish(false) };
+  return { stop: () => finish(true), discard: () => finish(false), dataLoss: () => dataLoss };
+}
+
+/**
+ * vor's custom tracks as the DevTools Performance panel itself sees them: `events` parsed by the
+ * DevTools trace engine (npm @paulirish/trace_engine, the frontend's own trace model, pinned in
+ * package-lock.json). Returns every extension track entry, in the engine's order:
+ * [{group, track, name (without vor's suffix), start, end (trace us), devtools, userDetail,
+ *   parent (the entry the engine nests it under, or null), inTree (the engine could place it)}].
+ * An entry the engine drops (a zero-length performance.measure is one) is simply not there.
+ */
+export async function traceEngineEntries(events) {
+  await import('@paulirish/trace_engine/analyze-trace.mjs'); // its DOMRect polyfill, which the engine needs in node
+  const Trace = await import('@paulirish/trace_engine');
+  const model = Trace.TraceModel.Model.createWithAllHandlers();
+  await model.parse(events);
+  const parsed = model.parsedTrace();
+  const data = parsed.data ?? parsed;
+  const { extensionTrackData, entryToNode } = data.ExtensionTraceData;
+  const out = [];
+  const byEntry = new Map();
+  for (const group of extensionTrackData) {
+    for (const [track, entries] of Object.entries(group.entriesByTrack)) {
+      for (const e of entries) {
+        const entry = {
+          group: group.isTrackGroup ? group.name : undefined, track, name: stripVorSuffix(e.name),
+          start: e.ts, end: e.ts + (e.dur ?? 0), devtools: e.devtoolsObj, userDetail: e.userDetail ?? null,
+          parent: null, inTree: entryToNode.has(e),
+        };
+        byEntry.set(e, entry);
+        out.push(entry);
+      }
+    }
+  }
+  for (const [e, entry] of byEntry) entry.parent = byEntry.get(entryToNode.get(e)?.parent?.entry) ?? null;
+  return out;
 }
 
 /** The suffix that ends every User Timing name vor makes (devtools.js, NAME_SUFFIX). */

@@ -57,6 +57,24 @@ async function openExample() {
 
 const framesShown = (page) => page.evaluate(() => window.vorPanel.viewState().frames);
 
+// The clock chip of the embedded panel shows the step vor measured when the session started: 5 µs
+// on this cross-origin isolated page, 100 µs (amber) on the same page served without COOP/COEP.
+test('the embedded panel\'s clock chip shows the step vor measured on an isolated page and on another', async () => {
+  const plain = await serveDirectory(siteDir, { isolation: false });
+  try {
+    for (const [base, text, coarse] of [[server.url, 'clock 5 µs', 'false'], [plain.url, 'clock 100 µs', 'true']]) {
+      const page = await browser.context.newPage();
+      await page.goto(new URL('example.html', base).href);
+      await waitFor(page, () => window.vorPanel && !document.querySelector('.vor-clock').hidden, 'the clock chip');
+      const chip = await page.evaluate(() => { const c = document.querySelector('.vor-clock'); return [c.textContent, c.dataset.coarse]; });
+      await page.close();
+      assert.deepEqual(chip, [text, coarse], base);
+    }
+  } finally {
+    await plain.close();
+  }
+});
+
 test('a poll that throws does not end the example\'s poll loop', async () => {
   const { page, pageErrors } = await openExample();
   try {

@@ -191,3 +191,16 @@ test('a column pushed out of the plotted set (a system column declared late) giv
   assert.deepEqual(s.plotColumns(), [], 'clear() forgets the plotted set too');
   assert.throws(() => new FrameStore({ maxColumns: MAX_PLOT_COLUMNS + 1 }), RangeError);
 });
+
+test('the clock declaration: kept with its step, source and isolation; malformed ones ignored', () => {
+  const d = new Declarations();
+  assert.equal(d.clock, null);
+  d.apply({ clock: { resolution_ns: 100000, source: 'performance.now', cross_origin_isolated: false } });
+  assert.deepEqual(d.clock, { resolutionNs: 100000, source: 'performance.now', crossOriginIsolated: false });
+  d.apply('{"clock":{"resolution_ns":5000,"source":"performance.now","cross_origin_isolated":null}}');
+  assert.deepEqual(d.clock, { resolutionNs: 5000, source: 'performance.now', crossOriginIsolated: null });
+  for (const bad of [{ resolution_ns: 0 }, { resolution_ns: -5 }, { resolution_ns: 'x' }, { resolution_ns: Infinity }, 7, null]) d.apply({ clock: bad });
+  assert.equal(d.clock.resolutionNs, 5000);
+  d.clear();
+  assert.equal(d.clock, null);
+});

@@ -3,21 +3,28 @@
  * The JavaScript half is wasm/js/devtools.js; the public settings are in vor/browser.h.
  *
  * Shape: everything a frame needs crosses from wasm to JavaScript in one call per frame.
- * The scopes are already in linear memory (the frame record's thread and scope arrays),
- * so the call passes pointers and JavaScript reads the records where they lie; names go
+ * Which scopes are shown and where is decided here first (devtools_entries.c: the entry
+ * budget, the minimum duration, and display times that give every scope at least one
+ * clock step without breaking nesting); the entries are then in linear memory, so the
+ * call passes a pointer and JavaScript reads them where they lie; names go
  * over once: each site, thread name and metric column is declared the first time a
  * frame needs it (a site's name and file:line are decoded to JS strings once and kept
  * in a JS table by site id, with the site's colour and a prepared detail object), and a
  * thread is declared again only when it is renamed. The call carries a small descriptor
  * (sink_frame_desc below; its layout is fixed by static asserts because devtools.js reads
  * it by offset). Declarations that do not fit the fixed batches go first, in extra calls;
- * in a steady state there is exactly one call per frame and nothing per scope in C.
+ * in a steady state there is exactly one call per frame.
+ *
+ * The clock: vor_clock_get_info (clock.c) measures performance.now()'s step and whether the
+ * page is cross-origin isolated when the session starts; the step is the width of a
+ * zero-length scope, both go on every frame entry, and a page that is not isolated gets one
+ * console warning (devtools.js).
  *
  * Options not taken: a JS call per scope (the naive baseline of bench/devtools: a string
  * decode and a wasm-to-JS transition for every scope); emitting from the scope hot path
- * (the hot path stays two clock reads and a few stores whatever DevTools does); filtering
- * short scopes in C (JavaScript reads each record's duration anyway, and it costs the same
- * there: see vor_browser_set_min_duration_ns for the figures).
+ * (the hot path stays two clock reads and a few stores whatever DevTools does); choosing
+ * entries in JavaScript (the budget and the layout are per-thread tree walks that are
+ * cheaper in C, and C tests them natively).
  *
  * Time base: vor's clock in wasm is performance.now() on the main thread's timeline
  * (clock.h), so a scope at start_ns (since the session epoch) is at (epoch_ns +
@@ -26,7 +33,7 @@
  * own timeline starts later by the difference of the time origins, which epoch_ms takes
  * off (vor_wasm_realm_offset_ms).
  *
- * Settings (mode, track group, minimum duration) can change at any time from any thread;
+ * Settings (mode, track group, minimum duration, entry budget) can change at any time from any thread;
  * the frame thread picks them up at its next frame. The page can change them from
  * JavaScript too (Module.vorDevtools), and the thread whose JavaScript does so need not be
  * the frame thread (a pthreads build whose frame loop runs in a worker, -sPROXY_TO_PTHREAD):
@@ -51,9 +58,10 @@
  * VOR_MAX_USER_COLUMNS, threads by the C table (devtools.js forgets its threads when this
  * file does).
  *
- * Costs: nothing per scope in C. Per frame: a branch when the mode is off; otherwise a
- * name lookup (a short lock) per thread in the frame, the new declarations, and the JS
- * call. What JavaScript and the browser spend per scope is in vor/browser.h.
+ * Costs: per scope in C, a few passes of the entry selection and layout (tens of ns). Per
+ * frame: a branch when the mode is off; otherwise a name lookup (a short lock) per thread
+ * in the frame, the new declarations, and the JS call. What JavaScript and the browser
+ * spend per scope is in vor/browser.h.
  */
 #include "platform.h"
 
@@ -64,6 +72,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "devtools_entries.h"
 #include "thread_table.h"
 #include "utf8.h"
 #include "vor/browser.h"
@@ -136,6 +145,15 @@ typedef struct sink_frame_desc {
     char *error;
     uint32_t error_capacity;
     void *settings;         /* &page_settings, for the frame thread's realm */
+    double left_out_budget; /* ended scopes the entry budget left out */
+    double left_out_short;  /* ended scopes the minimum duration left out */
+    double clock_step_ns;   /* the clock's measured step; 0: unknown */
+    double min_width_ns;    /* the width a zero-length scope got (one step, less in a crowded frame) */
+    const devtools_entry *entries; /* what to show (devtools_entries.h) */
+    uint32_t n_entries;
+    int32_t cross_origin_isolated; /* 1, 0, or -1: unknown */
+    uint32_t budget;        /* the entry budget in effect (0: none) */
+    uint32_t reserved;
 } sink_frame_desc;
 
 /* What the page asks through Module.vorDevtools, and the mode in effect (linear memory,
@@ -150,6 +168,8 @@ typedef struct page_settings_t {
     int32_t has_min;
     int32_t has_group;
     char group[VOR_BROWSER_TRACK_GROUP_MAX_BYTES + 1]; /* requested track group (if has_group) */
+    int32_t has_budget;
+    uint32_t budget;        /* requested entry budget (if has_budget) */
 } page_settings_t;
 
 #define ASSERT_OFFSET(type, field, at) _Static_assert(offsetof(type, field) == (at), #type "." #field " moved")
@@ -202,6 +222,18 @@ ASSERT_OFFSET(sink_frame_desc, group, 120);
 ASSERT_OFFSET(sink_frame_desc, error, 124);
 ASSERT_OFFSET(sink_frame_desc, error_capacity, 128);
 ASSERT_OFFSET(sink_frame_desc, settings, 132);
+ASSERT_OFFSET(sink_frame_desc, left_out_budget, 136);
+ASSERT_OFFSET(sink_frame_desc, left_out_short, 144);
+ASSERT_OFFSET(sink_frame_desc, clock_step_ns, 152);
+ASSERT_OFFSET(sink_frame_desc, min_width_ns, 160);
+ASSERT_OFFSET(sink_frame_desc, entries, 168);
+ASSERT_OFFSET(sink_frame_desc, n_entries, 172);
+ASSERT_OFFSET(sink_frame_desc, cross_origin_isolated, 176);
+ASSERT_OFFSET(sink_frame_desc, budget, 180);
+ASSERT_OFFSET(devtools_entry, thread, 4);
+ASSERT_OFFSET(devtools_entry, start_ns, 8);
+ASSERT_OFFSET(devtools_entry, end_ns, 16);
+_Static_assert(sizeof(devtools_entry) == 24, "devtools_entry is 24 bytes in devtools.js");
 ASSERT_OFFSET(page_settings_t, pending, 4);
 ASSERT_OFFSET(page_settings_t, mode, 8);
 ASSERT_OFFSET(page_settings_t, mode_in_effect, 12);
@@ -209,6 +241,8 @@ ASSERT_OFFSET(page_settings_t, min_ns, 16);
 ASSERT_OFFSET(page_settings_t, has_min, 24);
 ASSERT_OFFSET(page_settings_t, has_group, 28);
 ASSERT_OFFSET(page_settings_t, group, 32);
+ASSERT_OFFSET(page_settings_t, has_budget, 96);
+ASSERT_OFFSET(page_settings_t, budget, 100);
 _Static_assert(VOR_BROWSER_TRACK_GROUP_MAX_BYTES + 1 == 64, "devtools.js writes a 64-byte group");
 
 /* ---- The JavaScript half (wasm/js/devtools.js) ------------------------------------------ */
@@ -219,11 +253,15 @@ extern int vor_devtools_js_environment(void);
 extern void vor_devtools_js_settings(page_settings_t *settings);
 /* Declarations (and, with FLAG_EMIT, the frame). JS_OK, or JS_FAILED with a message. */
 extern int vor_devtools_js_frame(sink_frame_desc *desc);
+/* A session starts with this clock: a page that is not cross-origin isolated gets one
+ * console warning (once per JavaScript realm) naming the headers that fix it. */
+extern void vor_devtools_js_clock(int cross_origin_isolated, double step_ns);
 
 /* ---- Settings (any thread) --------------------------------------------------------------- */
 
 static int setting_mode = -1;        /* atomic; -1: the environment's default */
 static uint64_t setting_min_ns;      /* atomic */
+static uint32_t setting_budget = VOR_BROWSER_DEFAULT_ENTRY_BUDGET; /* atomic */
 static uint32_t setting_group_version = 1; /* atomic; bumped by every change */
 static vor_mutex setting_lock = VOR_MUTEX_INIT; /* guards setting_group */
 static char setting_group[VOR_BROWSER_TRACK_GROUP_MAX_BYTES + 1] = VOR_BROWSER_DEFAULT_TRACK_GROUP;
@@ -301,6 +339,14 @@ uint64_t vor_browser_get_min_duration_ns(void) {
     return vor_atomic_load_relaxed(&setting_min_ns);
 }
 
+void vor_browser_set_entry_budget(uint32_t entries) {
+    vor_atomic_store_relaxed(&setting_budget, entries);
+}
+
+uint32_t vor_browser_get_entry_budget(void) {
+    return vor_atomic_load_relaxed(&setting_budget);
+}
+
 /* ---- The consumer (frame thread, frame lock held) -------------------------------------- */
 
 typedef struct sink_state {
@@ -311,6 +357,9 @@ typedef struct sink_state {
     uint32_t sites_declared;  /* sites 1..sites_declared are in the JS table */
     uint32_t columns_declared;
     thread_table threads;     /* threads JS knows, under which name */
+    int entries_stale;        /* frames went by unseen: forget the open scopes placed */
+    vor_clock_info clock;     /* measured when the session started */
+    devtools_entries entries; /* budget and display times (devtools_entries.h) */
     sink_frame_desc desc;
     sink_site_decl site_decls[SITE_BATCH];
     sink_thread_decl thread_decls[THREAD_BATCH];
@@ -430,11 +479,13 @@ static void pull_page_settings(void) {
     page_settings.mode = -1;
     page_settings.has_min = 0;
     page_settings.has_group = 0;
+    page_settings.has_budget = 0;
     /* Under the lock, so getMode() never sees the request gone and the old mode. */
     if (asked.mode >= VOR_BROWSER_OFF && asked.mode <= VOR_BROWSER_FAST) page_settings.mode_in_effect = asked.mode;
     settings_unlock();
     if (asked.mode >= 0) vor_browser_set_mode((vor_browser_mode)asked.mode);
     if (asked.has_min) vor_browser_set_min_duration_ns(saturate_ns(asked.min_ns));
+    if (asked.has_budget) vor_browser_set_entry_budget(asked.budget);
     if (asked.has_group) {
         asked.group[VOR_BROWSER_TRACK_GROUP_MAX_BYTES] = '\0';
         vor_browser_set_track_group(asked.group);
@@ -449,7 +500,14 @@ static int sink_frame(void *state, const vor_frame_record *rec) {
         sink.last_mode = mode;
         vor_atomic_store_release(&page_settings.mode_in_effect, mode);
     }
-    if (mode == VOR_BROWSER_OFF) return 0;
+    if (mode == VOR_BROWSER_OFF) {
+        sink.entries_stale = 1;
+        return 0;
+    }
+    if (sink.entries_stale) {
+        devtools_entries_forget(&sink.entries);
+        sink.entries_stale = 0;
+    }
 
     uint32_t version = vor_atomic_load_relaxed(&setting_group_version);
     uint32_t flags = FLAG_EMIT;
@@ -470,6 +528,20 @@ static int sink_frame(void *state, const vor_frame_record *rec) {
         n_system++;
     }
 
+    devtools_frame_in in = {
+        .threads = rec->threads,
+        .n_threads = rec->n_threads,
+        .start_ns = rec->start_ns,
+        .end_ns = rec->start_ns + rec->duration_ns,
+        .min_duration_ns = vor_browser_get_min_duration_ns(),
+        .budget = vor_browser_get_entry_budget(),
+        .step_ns = (double)sink.clock.resolution_ns,
+    };
+    devtools_frame_out out;
+    if (devtools_entries_frame(&sink.entries, &in, &out) != 0)
+        vor_log(VOR_LOG_OUT_OF_MEMORY, "DevTools browser sink: entries of a frame of %llu scopes",
+                (unsigned long long)rec->n_scopes);
+
     sink_frame_desc *d = &sink.desc;
     d->epoch_ms = (double)vor_session_now.epoch_ns / 1e6 - vor_wasm_realm_offset_ms();
     d->start_ns = (double)rec->start_ns;
@@ -488,6 +560,14 @@ static int sink_frame(void *state, const vor_frame_record *rec) {
     d->user = rec->user;
     d->group = sink.group;
     d->settings = &page_settings;
+    d->entries = out.entries;
+    d->n_entries = out.n_entries;
+    d->left_out_budget = (double)out.left_out_budget;
+    d->left_out_short = (double)out.left_out_short;
+    d->min_width_ns = out.min_width_ns;
+    d->clock_step_ns = (double)sink.clock.resolution_ns;
+    d->cross_origin_isolated = sink.clock.cross_origin_isolated;
+    d->budget = in.budget;
     (void)call_js(flags);
     return 0; /* failures turn the sink off but keep it registered, so it can be re-armed */
 }
@@ -504,6 +584,10 @@ void vor_browser_sink_open(void) {
     memset(&sink.desc, 0, sizeof sink.desc);
     forget_declarations();
     sink.last_mode = -1;
+    devtools_entries_forget(&sink.entries);
+    sink.entries_stale = 0;
+    vor_clock_get_info(&sink.clock);
+    if (in_browser()) vor_devtools_js_clock(sink.clock.cross_origin_isolated, (double)sink.clock.resolution_ns);
     sink.desc.site_decls = sink.site_decls;
     sink.desc.thread_decls = sink.thread_decls;
     sink.desc.column_decls = sink.column_decls;

@@ -24,6 +24,7 @@ void vor_declarations_begin(vor_declarations_json *d) {
     init(&d->columns);
     init(&d->sites);
     init(&d->threads);
+    init(&d->clock);
     init(&d->text);
 }
 
@@ -88,6 +89,19 @@ void vor_declarations_thread(vor_declarations_json *d, uint32_t id, const char *
     put_raw(o, "}");
 }
 
+void vor_declarations_clock(vor_declarations_json *d, uint64_t resolution_ns, const char *source, int isolated) {
+    if (resolution_ns == 0) return;
+    vor_out *o = &d->clock;
+    o->size = 0;
+    put_raw(o, "{\"resolution_ns\":");
+    put_uint(o, resolution_ns);
+    put_raw(o, ",\"source\":");
+    put_string(o, source ? source : "", 64);
+    put_raw(o, ",\"cross_origin_isolated\":");
+    put_raw(o, isolated == 1 ? "true" : isolated == 0 ? "false" : "null");
+    put_raw(o, "}");
+}
+
 static void put_array(vor_out *text, const char *key, const vor_out *items, int *first) {
     if (items->size == 0) return;
     put_raw(text, *first ? "\"" : ",\"");
@@ -99,16 +113,20 @@ static void put_array(vor_out *text, const char *key, const vor_out *items, int 
 }
 
 const char *vor_declarations_end(vor_declarations_json *d) {
-    if (d->columns.size == 0 && d->sites.size == 0 && d->threads.size == 0) return NULL;
+    if (d->columns.size == 0 && d->sites.size == 0 && d->threads.size == 0 && d->clock.size == 0) return NULL;
     vor_out *t = &d->text;
     int first = 1;
     put_raw(t, "{");
     put_array(t, "columns", &d->columns, &first);
     put_array(t, "sites", &d->sites, &first);
     put_array(t, "threads", &d->threads, &first);
+    if (d->clock.size > 0) {
+        put_raw(t, first ? "\"clock\":" : ",\"clock\":");
+        vor_out_bytes(t, d->clock.data, d->clock.size);
+    }
     put_raw(t, "}");
     vor_out_u8(t, 0);
-    if (t->failed || d->columns.failed || d->sites.failed || d->threads.failed) return NULL;
+    if (t->failed || d->columns.failed || d->sites.failed || d->threads.failed || d->clock.failed) return NULL;
     return (const char *)t->data;
 }
 
@@ -116,6 +134,7 @@ void vor_declarations_free(vor_declarations_json *d) {
     free(d->columns.data);
     free(d->sites.data);
     free(d->threads.data);
+    free(d->clock.data);
     free(d->text.data);
     memset(d, 0, sizeof *d);
 }

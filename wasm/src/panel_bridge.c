@@ -5,7 +5,8 @@
  * views the ring gained since the last poll and hands each to JS (vor_js_panel_frame:
  * one call per frame, the view's bytes read straight out of linear memory), preceded by
  * declarations of whatever those frames name for the first time: columns (and units that
- * changed), sites, and threads (new or renamed; thread_table.h). Polling rather than
+ * changed), sites, threads (new or renamed; thread_table.h), and once the clock's step
+ * (vor_clock_get_info: the panel's clock chip). Polling rather than
  * pushing from vor_frame_mark keeps the page in control of when the panel does work, and
  * a page that stops polling costs nothing but the ring.
  *
@@ -44,6 +45,7 @@ static struct {
     uint32_t columns_sent;
     const char *column_units[VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS];
     uint32_t sites_sent;
+    int clock_sent;            /* the clock (vor_clock_get_info) was declared */
     thread_table threads;
     uint8_t *view;
     size_t view_capacity;
@@ -56,6 +58,7 @@ static void forget_names(void) {
     bridge.columns_sent = 0;
     memset(bridge.column_units, 0, sizeof bridge.column_units);
     bridge.sites_sent = 0;
+    bridge.clock_sent = 0;
     thread_table_clear(&bridge.threads);
 }
 
@@ -91,6 +94,12 @@ static void declare_names(void) {
         if (s) vor_declarations_site(&bridge.declarations, id, s->name, s->function, s->file, s->line);
     }
     bridge.sites_sent = sites;
+    if (!bridge.clock_sent) { /* the panel's clock chip */
+        vor_clock_info clock;
+        vor_clock_get_info(&clock);
+        vor_declarations_clock(&bridge.declarations, clock.resolution_ns, clock.source, clock.cross_origin_isolated);
+        bridge.clock_sent = 1;
+    }
 }
 
 /* After a JS call: 1 if the source took it. A throw is counted and reported (once). */

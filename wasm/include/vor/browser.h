@@ -15,6 +15,27 @@
  *   closes (vor_frame_mark), with the times they were measured at, in one call from
  *   wasm to JavaScript per frame. Nothing is added to the scope hot path.
  *
+ *   Each scope is shown once, in the frame it ends in: a scope still open at a frame's end
+ *   is shown when it ends (its children meanwhile inside the place it will take), and one
+ *   still open when the session ends is never shown.
+ *
+ * Every scope, whatever its length
+ *   performance.now() moves in steps (see Limitations), so many scopes measure zero, and
+ *   Chrome drops a zero-length performance.measure. Every shown scope is drawn at least one
+ *   clock step wide, each thread's scopes laid out so that nesting stays exact (a child
+ *   begins at least 2 us after its parent and ends inside it, siblings follow each other,
+ *   nothing passes its frame's end). A frame holding more zero-length scopes than fit draws
+ *   them narrower, down to 2 us. Frame entries say the step ("clock") and the width used.
+ *
+ * Entry budget
+ *   Chrome records into a trace buffer of about 200 MB, about 450,000 of vor's entries;
+ *   an instrumented library fills it in seconds and the recording loses data. So at most
+ *   vor_browser_get_entry_budget() scopes per frame are shown (default 500; 0: no limit):
+ *   the longest ones, then every ancestor of a shown scope (an ancestor still open is shown
+ *   when it ends, whatever its length), so the budget can be passed by those ancestors. The
+ *   frame entry counts the scopes left out ("left out (entry budget N)", in its tooltip
+ *   too), and those left out by the minimum duration.
+ *
  * Modes
  *   VOR_BROWSER_USER_TIMING (default in a browser page or worker)
  *     performance.measure(name, {start, end, detail: {devtools: {...}}}) per scope,
@@ -29,8 +50,9 @@
  *   VOR_BROWSER_FAST
  *     The extended console.timeStamp(name, start, end, track, group, colour) per scope
  *     and per frame: DevTools only (nothing for PerformanceObserver, no details panel
- *     properties, no metrics on frames), and several times cheaper while recording. The
- *     names carry no suffix (no entry is kept).
+ *     properties on scopes), and several times cheaper while recording. A frame's metrics,
+ *     clock and counts go in its entry's data (the 7th argument, a JSON string). The names
+ *     carry no suffix (no entry is kept).
  *   In both modes a site name longer than VOR_MAX_NAME_BYTES is cut at a UTF-8 character
  *   boundary, exactly as the capture, the Chrome trace file and the in-page panel cut it.
  *   VOR_BROWSER_OFF (default under node and anywhere without DevTools)
@@ -46,10 +68,10 @@
  *     user-timing                ~4.7 us                    ~11 us
  *     fast                       ~0.7 us                    ~3.9 us
  *   Two clock reads are ~0.5 us of each figure (performance.now() from wasm); the
- *   sink adds nothing per scope in C and reads each scope record in JS in tens of ns; the
- *   rest is the browser's performance.measure (structured clone of the detail, trace
- *   event) or console.timeStamp. A scope left out by the minimum duration costs those tens
- *   of ns instead of microseconds. Per frame: one wasm-to-JS call, the first-time
+ *   sink's choice of entries (budget, layout) costs tens of ns per scope in C and reading
+ *   an entry in JS as much; the rest is the browser's performance.measure (structured
+ *   clone of the detail, trace event) or console.timeStamp. A scope left out by the
+ *   minimum duration or the budget costs those tens of ns instead of microseconds. Per frame: one wasm-to-JS call, the first-time
  *   decoding of new site, thread and metric names, and the frame entry (user-timing: a
  *   measure carrying the metrics and a mark, tens of us while recording; fast: a few us).
  *
@@ -57,6 +79,7 @@
  *     Module.vorDevtools.setMode('fast' | 'user-timing' | 'off');
  *     Module.vorDevtools.setTrackGroup('my app');
  *     Module.vorDevtools.setMinDurationMs(0.05);  // huge values leave every scope out
+ *     Module.vorDevtools.setEntryBudget(2000);    // scopes per frame; 0: no limit
  *     Module.vorDevtools.getMode()   // 'fast' | 'user-timing' | 'off': the one asked for,
  *                                    // else the one in effect at the last frame
  * (Module is the instance the Emscripten factory resolves to; bad values (NaN, negative,
@@ -68,7 +91,9 @@
  * a frame loop in a pthread), and getMode() on the page sees the mode that worker uses.
  *
  * Limitations: timestamps are performance.now() values, 5 us steps in a cross-origin
- * isolated page and 100 us steps otherwise. In a pthreads build a worker's times are moved
+ * isolated page and 100 us steps otherwise (vor measures the step when a session starts;
+ * a page that is not isolated gets one console warning naming the two headers that fix
+ * it: README, "Timer resolution"). In a pthreads build a worker's times are moved
  * onto the main thread's timeline by the difference of the two realms' time origins
  * (performance.timeOrigin, same steps), rather than by Emscripten 3.1.6's offset measured
  * with a postMessage, which leaves them early by that message's latency (up to about a
@@ -104,6 +129,8 @@ typedef enum vor_browser_mode {
 #define VOR_BROWSER_TRACK_GROUP_MAX_BYTES 63
 /* The default track group. */
 #define VOR_BROWSER_DEFAULT_TRACK_GROUP "vor"
+/* Scopes per frame shown by default (see "Entry budget"). */
+#define VOR_BROWSER_DEFAULT_ENTRY_BUDGET 500u
 
 /* Chooses how scopes reach DevTools (see Modes above). An unknown value is ignored and
  * reported (VOR_LOG_BAD_SETTING). Setting a mode also re-arms a sink that turned itself
@@ -132,7 +159,7 @@ VOR_API size_t vor_browser_get_track_group(char *buffer, size_t capacity);
  * Use it when a frame holds many tiny scopes: a scope left out costs tens of
  * nanoseconds in the sink instead of the microseconds of a DevTools entry (see Costs).
  * Note that performance.now() ticks in 5 us steps in a cross-origin isolated page (100 us
- * otherwise), so shorter scopes show as 0 or one step anyway. UINT64_MAX leaves every
+ * otherwise), so shorter scopes measure 0 or one step anyway. UINT64_MAX leaves every
  * scope out (a caller converting from a double should saturate to it rather than cast:
  * a cast past the range of uint64_t is undefined, and gives 0, no filter, in wasm). Takes
  * effect at the next frame. Thread-safe. */
@@ -140,6 +167,14 @@ VOR_API void vor_browser_set_min_duration_ns(uint64_t ns);
 
 /* The minimum duration in effect, in nanoseconds. Thread-safe. */
 VOR_API uint64_t vor_browser_get_min_duration_ns(void);
+
+/* The entry budget: at most this many scopes per frame reach DevTools (default
+ * VOR_BROWSER_DEFAULT_ENTRY_BUDGET; 0: no limit). See "Entry budget" above. Takes effect
+ * at the next frame. Thread-safe. */
+VOR_API void vor_browser_set_entry_budget(uint32_t entries);
+
+/* The entry budget in effect (0: no limit). Thread-safe. */
+VOR_API uint32_t vor_browser_get_entry_budget(void);
 
 #ifdef __cplusplus
 } /* extern "C" */
