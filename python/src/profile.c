@@ -232,7 +232,7 @@ static PyObject *profile_callable(PyObject *func, PyObject *name) {
             p->kind = KIND_GENERATOR;
         /* The profiling hook leaves this code to the decorator, which records it. */
         p->code_site = vpy_code_site(co, module);
-        if (p->code_site != NULL) p->code_site->flags |= VPY_SITE_HOOK_SKIP;
+        if (p->code_site != NULL) vpy_site_add_flags(p->code_site, VPY_SITE_HOOK_SKIP);
     }
     Py_DECREF(scope_name);
     Py_XDECREF(module);

@@ -20,12 +20,12 @@
  * once. Stopping unsets it on the calling thread; other threads unset it themselves at
  * their next event once the scopes it opened there are closed.
  */
-#include "vorpy.h"
+#include "cpython_frames.h"
 
-#include <frameobject.h>
-
-static int hook_all;    /* record every function (else: frame marks only) */
-static int hook_wanted; /* 0 after _hook_stop: threads remove the hook when done */
+enum { HOOK_STOPPED, HOOK_FRAMES_ONLY, HOOK_ALL_FUNCTIONS };
+/* HOOK_STOPPED after _hook_stop: threads remove the hook once their hook scopes closed.
+ * HOOK_FRAMES_ONLY: --frame-function without --all-functions (returns are looked at). */
+static int hook_mode;
 
 static int has_hook_entries(vpy_thread *t) {
     uint32_t n = t->depth < t->capacity ? t->depth : t->capacity;
@@ -44,18 +44,37 @@ static void remove_if_done(vpy_thread *t) {
 /* Closes the hook's scope of `s`: the top entry, or a deeper one (what is above it closes
  * too: a `with` block that spans a yield ends at the yield). No entry: a frame that was
  * running when the hook was set; ignored. */
-static void close_hook(vpy_thread *t, vpy_site *s) {
+static inline void close_hook(vpy_thread *t, vpy_site *s) {
     uint32_t d = t->depth;
-    if (d > t->capacity) {
+    if (__builtin_expect(d > t->capacity, 0)) {
         t->depth = d - 1;
         return;
     }
-    uint32_t i = vpy_stack_find(t, (uintptr_t)s | VPY_ENTRY_HOOK, VPY_ENTRY_BEGAN);
+    uintptr_t want = (uintptr_t)s | VPY_ENTRY_HOOK, e = t->entries[d - 1];
+    if (__builtin_expect((e & ~VPY_ENTRY_BEGAN) == want, 1)) { /* the usual case: the top entry */
+        t->depth = d - 1;
+        if (e & VPY_ENTRY_BEGAN) vor_scope_end();
+        return;
+    }
+    uint32_t i = vpy_stack_find(t, want, VPY_ENTRY_BEGAN);
     if (i > 0) vpy_stack_close_from(t, i);
 }
 
-static vpy_site *site_of_frame(PyFrameObject *frame) {
-    PyCodeObject *code = PyFrame_GetCode(frame);
+/* Code object -> site and its flags, direct-mapped, in front of co_extra (a call into the
+ * interpreter): the hook's common case reads one cache entry and never the site itself.
+ * Entries hold their code object, so a pointer compared is never a freed one reused (at
+ * most CODE_CACHE_SIZE code objects are kept alive that way, until _hook_stop); `epoch`
+ * says which vpy_site_epoch the flags were read in. */
+#define CODE_CACHE_SIZE 4096u
+typedef struct {
+    PyCodeObject *code;
+    vpy_site *site;
+    uint32_t flags; /* the site's, FRAME_FUNCTION up to date */
+    uint32_t epoch;
+} code_entry;
+static code_entry code_cache[CODE_CACHE_SIZE];
+
+static code_entry *code_entry_fill(PyCodeObject *code, PyFrameObject *frame, code_entry *e) {
     vpy_site *s = vpy_code_site_peek(code);
     if (s == NULL) {
         PyObject *globals = PyFrame_GetGlobals(frame);
@@ -63,31 +82,43 @@ static vpy_site *site_of_frame(PyFrameObject *frame) {
         s = vpy_code_site(code, module);
         Py_XDECREF(globals);
     }
-    Py_DECREF(code);
-    return s;
+    if (vpy_frame_generation != 0) vpy_site_is_frame_function(s); /* refreshes the flag */
+    PyCodeObject *old = e->code;
+    e->code = (PyCodeObject *)Py_NewRef(code);
+    e->site = s;
+    e->flags = s->flags;
+    e->epoch = vpy_site_epoch;
+    Py_XDECREF(old);
+    return e;
+}
+
+static inline code_entry *code_of_frame(PyFrameObject *frame) {
+    PyCodeObject *code = vpy_frame_code(frame);
+    code_entry *e = &code_cache[((uintptr_t)code >> 6) & (CODE_CACHE_SIZE - 1)];
+    if (__builtin_expect(e->code == code && e->epoch == vpy_site_epoch, 1)) return e;
+    return code_entry_fill(code, frame, e);
 }
 
 static int profile_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg) {
     if (what == PyTrace_CALL) {
-        if (!hook_wanted) {
-            remove_if_done(vpy_tls);
+        if (__builtin_expect(hook_mode != HOOK_ALL_FUNCTIONS, 0)) {
+            if (hook_mode == HOOK_STOPPED) remove_if_done(vpy_tls);
             return 0;
         }
-        if (!hook_all) return 0;
-        vpy_site *s = site_of_frame(frame);
-        if (s->flags & VPY_SITE_HOOK_SKIP) return 0;
+        code_entry *e = code_of_frame(frame);
+        if (e->flags & VPY_SITE_HOOK_SKIP) return 0;
         vpy_thread *t = vpy_thread_get();
-        if (t != NULL) vpy_open_as(t, s, VPY_ENTRY_HOOK);
+        if (t != NULL) vpy_open_as(t, e->site, VPY_ENTRY_HOOK);
         return 0;
     }
     if (what == PyTrace_RETURN) {
-        vpy_site *s = site_of_frame(frame);
+        code_entry *e = code_of_frame(frame);
         vpy_thread *t = vpy_tls;
-        if (!(s->flags & VPY_SITE_HOOK_SKIP)) {
-            if (t != NULL && t->depth > 0) close_hook(t, s);
-            vpy_after_return(s); /* a @vor.profile'd frame function marks in the decorator */
+        if (!(e->flags & VPY_SITE_HOOK_SKIP)) { /* a @vor.profile'd frame function marks in the decorator */
+            if (hook_mode != HOOK_FRAMES_ONLY && t != NULL && t->depth > 0) close_hook(t, e->site);
+            if (e->flags & VPY_SITE_FRAME_FUNCTION) vpy_mark_frame_now();
         }
-        if (!hook_wanted) remove_if_done(t);
+        if (hook_mode == HOOK_STOPPED) remove_if_done(t);
     }
     return 0;
 }
@@ -102,7 +133,7 @@ static void set_on_this_thread(void) {
  * there and is handled by it. */
 PyObject *vpy_hook_thread_bootstrap(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 3 || !PyFrame_Check(args[0]) || !PyUnicode_Check(args[1])) Py_RETURN_NONE;
-    if (!hook_wanted) {
+    if (hook_mode == HOOK_STOPPED) {
         PyEval_SetProfile(NULL, NULL);
         Py_RETURN_NONE;
     }
@@ -141,8 +172,7 @@ PyObject *vpy_hook_start(PyObject *module, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     if (vpy_set_frame_function(frame_function) < 0) return NULL;
-    hook_all = all;
-    hook_wanted = 1;
+    hook_mode = all ? HOOK_ALL_FUNCTIONS : HOOK_FRAMES_ONLY;
     PyObject *bootstrap = PyObject_GetAttrString(module, "_hook_thread_bootstrap");
     if (bootstrap == NULL) return NULL;
     int failed = set_threading_profile(module, bootstrap);
@@ -156,11 +186,15 @@ PyObject *vpy_hook_start(PyObject *module, PyObject *const *args, Py_ssize_t nar
 }
 
 PyObject *vpy_hook_stop(PyObject *module, PyObject *unused) {
-    if (!hook_wanted) Py_RETURN_NONE;
-    hook_wanted = 0;
+    if (hook_mode == HOOK_STOPPED) Py_RETURN_NONE;
+    hook_mode = HOOK_STOPPED;
     if (vpy_set_frame_function(Py_None) < 0) return NULL;
     if (set_threading_profile(module, Py_None) < 0) return NULL;
     remove_if_done(vpy_tls);
+    for (size_t i = 0; i < CODE_CACHE_SIZE; i++) { /* the code objects it kept alive */
+        Py_CLEAR(code_cache[i].code);
+        code_cache[i].site = NULL;
+    }
     Py_RETURN_NONE;
 }
 
@@ -178,7 +212,7 @@ PyObject *vpy_skip(PyObject *module, PyObject *func) {
         if (module_name == NULL) PyErr_Clear();
         vpy_site *s = vpy_code_site((PyCodeObject *)PyFunction_GET_CODE(target), module_name);
         Py_XDECREF(module_name);
-        s->flags |= VPY_SITE_HOOK_SKIP;
+        vpy_site_add_flags(s, VPY_SITE_HOOK_SKIP);
     }
     int failed = PyObject_SetAttrString(target, "__vor_skip__", Py_True);
     Py_DECREF(target);

@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "vorpy.h"
+#include "cpython_frames.h"
 
 typedef struct {
     PyObject_HEAD
@@ -135,7 +135,7 @@ remember:
 }
 
 PyObject *vpy_scope(PyObject *module, PyObject *name) {
-    PyObject *code = vpy_caller_code();
+    PyObject *code = vpy_current_code();
     size_t slot = slot_of(code, name);
     cache_entry *e = &cache[slot];
     if (e->name == name && e->code == code) return Py_NewRef(e->scope);

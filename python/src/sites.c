@@ -33,6 +33,7 @@ static Py_ssize_t code_extra_index = -1;
 static int full_reported;
 
 uint32_t vpy_frame_generation;
+uint32_t vpy_site_epoch;
 static char *frame_function; /* the --frame-function name, or NULL */
 
 uint64_t vpy_sites_used(void) {
@@ -202,7 +203,14 @@ int vpy_set_frame_function(PyObject *name_or_none) {
     frame_function = copy;
     vpy_frame_generation++;
     if (vpy_frame_generation == 0) vpy_frame_generation = 1; /* 0 means "never set" */
+    vpy_site_epoch++;
     return 0;
+}
+
+void vpy_site_add_flags(vpy_site *s, uint32_t flags) {
+    if ((s->flags & flags) == flags) return;
+    s->flags |= flags;
+    vpy_site_epoch++;
 }
 
 void vpy_site_refresh_frame_flag(vpy_site *s) {

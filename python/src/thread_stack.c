@@ -21,7 +21,9 @@
 
 #include "vorpy.h"
 
-__thread vpy_thread *vpy_tls;
+/* initial-exec: one fs-relative load, no __tls_get_addr call (8 bytes of the static TLS
+ * that glibc keeps for modules loaded later, as libvor's own thread pointer uses). */
+__attribute__((tls_model("initial-exec"))) __thread vpy_thread *vpy_tls;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static uint64_t unmatched_ends; /* under the GIL */

@@ -7,8 +7,8 @@
  *   profile.c       @vor.profile: the decorator object (vectorcall, a method descriptor)
  *   resumable.c     generator, coroutine and async-generator wrappers: a scope per resumption
  *   scope.c         vor.scope(name): one context manager per (calling code, name)
- *   call_site.c     the calling Python code object, cheaply (the one file that reads CPython's
- *                   internal frame layout)
+ *   call_site.c, cpython_frames.h   the calling Python code object, cheaply (reading CPython's
+ *                   internal frame records; the only place that does)
  *   profile_hook.c  every Python function as a scope (python -m vor run --all-functions) and
  *                   frames marked at the return of a named function
  *   reader.c, records.c, read_metrics.c   vor.Reader, its record types, vor.read_metrics
@@ -54,6 +54,11 @@ vpy_site *vpy_site_get(PyObject *name, PyObject *function, PyObject *file, uint3
 vpy_site *vpy_code_site(PyCodeObject *code, PyObject *module);
 /* The site stored on a code object, or NULL (a borrowed pointer from co_extra). */
 vpy_site *vpy_code_site_peek(PyCodeObject *code);
+/* Sets flag bits on a site (VPY_SITE_HOOK_SKIP) and bumps vpy_site_epoch. */
+void vpy_site_add_flags(vpy_site *s, uint32_t flags);
+/* Bumped by every change of a site's flags or of the frame-function setting: what caches
+ * a site's flags (the profiling hook's code cache) compares it. */
+extern uint32_t vpy_site_epoch;
 /* Updates the FRAME_FUNCTION flag of `s` if the frame-function setting changed. */
 void vpy_site_refresh_frame_flag(vpy_site *s);
 /* The frame function's name (NULL: none) and its generation, bumped by each change. */
@@ -87,7 +92,7 @@ typedef struct vpy_thread {
     int hook_installed;  /* the profiling hook is set on this thread */
 } vpy_thread;
 
-extern __thread vpy_thread *vpy_tls;
+extern __attribute__((tls_model("initial-exec"))) __thread vpy_thread *vpy_tls;
 /* Allocates the calling thread's stack and names the thread in vor (from threading's
  * name); NULL if memory is short. */
 vpy_thread *vpy_thread_attach(void);
@@ -115,7 +120,7 @@ static inline void vpy_open_as(vpy_thread *t, vpy_site *s, uintptr_t owner) {
         t->depth = d + 1; /* too deep: counted, never recorded */
         return;
     }
-    uintptr_t began = (uintptr_t)vor_scope_begin_if_enabled(&s->site);
+    uintptr_t began = (uintptr_t)vor_scope_begin(&s->site); /* 0 when collection is off */
     t->entries[d] = (uintptr_t)s | owner | began;
     t->depth = d + 1;
 }

@@ -30,6 +30,10 @@ def test_python_and_c_runs_of_the_example_diff_scope_by_scope(tmp_path, run_pyth
         return c
 
     c_calls, py_calls = calls(c_capture), calls(py_capture)
+    # The loader reads one batch ahead: the batch asked for in the last step may be read
+    # within the last frame or after it (then in no frame), in either program.
+    for c in (c_calls, py_calls):
+        assert c.pop("load batch") in (int(STEPS), int(STEPS) + 1)
     assert c_calls == py_calls  # the same scopes, the same number of times
     threads = {s.thread for f in vor.Reader(py_capture) for s in f.scopes}
     assert threads == {"main", "loader"}
@@ -38,9 +42,9 @@ def test_python_and_c_runs_of_the_example_diff_scope_by_scope(tmp_path, run_pyth
     diff = subprocess.run([vor_cli, "diff", c_capture, py_capture, "--json", "--svg", str(tmp_path / "diff.svg")],
                           capture_output=True, text=True, check=True)
     rows = {row["name"]: row for row in json.loads(diff.stdout)["scopes"]}
-    assert set(rows) == set(c_calls)
-    for name, row in rows.items():
-        assert row["a"]["calls"] == row["b"]["calls"] == c_calls[name]
+    assert set(rows) == set(c_calls) | {"load batch"}
+    for name, count in c_calls.items():
+        assert rows[name]["a"]["calls"] == rows[name]["b"]["calls"] == count
     svg = (tmp_path / "diff.svg").read_text()
     assert svg.startswith("<?xml") or svg.startswith("<svg")
     assert "matvec row block" in svg
