@@ -143,3 +143,42 @@ def test_missing_script_and_unknown_command(run_python, tmp_path):
     proc = run_python(["-m", "vor", "frobnicate"], check=False)
     assert proc.returncode == 2 and "unknown command 'frobnicate'" in proc.stderr
     assert run_python(["-m", "vor", "version"]).stdout.strip() == vor.version
+
+
+def test_decorated_functions_are_recorded_once_under_all_functions(run_python, tmp_path):
+    script = tmp_path / "decorated.py"
+    script.write_text(textwrap.dedent(
+        """
+        import vor
+
+        @vor.profile("custom name")
+        def step(i):
+            return helper(i)
+
+        def helper(i):
+            return i
+
+        @vor.skip
+        def quiet():
+            return helper(0)
+
+        for i in range(4):
+            step(i)
+            quiet()
+        """
+    ))
+    capture = str(tmp_path / "decorated.vor")
+    run_python(["-m", "vor", "run", "--record", capture, "--flame", "--all-functions", "--frame-function", "step",
+                str(script)])
+    frames = list(vor.Reader(capture))
+    c = counts(frames)
+    assert len(frames) == 4  # the decorated frame function marks its frames
+    assert c["custom name"] == 4 and "__main__.step" not in c  # the decorator's scope, not a second one
+    # helper: 4 calls from the steps, 3 from quiet() in frames 1..3; the last quiet() runs
+    # after the last frame (a C program loses its tail after the last vor_frame_mark too).
+    assert "__main__.quiet" not in c and c["__main__.helper"] == 7
+    for f in frames:
+        step = [i for i, s in enumerate(f.scopes) if s.name == "custom name"]
+        assert len(step) == 1
+        inner = [s for s in f.scopes if s.name == "__main__.helper" and s.parent == step[0]]
+        assert len(inner) == 1
