@@ -15,6 +15,7 @@ calls do the work; a run that marked no frame at all is recorded as one frame.
 import argparse
 import inspect
 import os
+import pkgutil  # noqa: F401  runpy imports it when it starts the program: not the program's time
 import runpy
 import sys
 
@@ -156,4 +157,7 @@ def main(argv):
         where = f" into {args.record}" if args.record else ""
         print(f"vor: {counters['frames']} frames, {counters['scopes_recorded']} scopes recorded, "
               f"{counters['scopes_dropped']} dropped{where}", file=sys.stderr)
+        if counters["scopes_dropped"] and counters["frames"] <= 1 and args.frame_function is None:
+            print("vor: the run was one frame, and a thread's buffer holds the scopes of one frame: "
+                  "mark frames with --frame-function NAME (or raise --thread-buffer)", file=sys.stderr)
     return status

@@ -182,3 +182,13 @@ def test_decorated_functions_are_recorded_once_under_all_functions(run_python, t
         assert len(step) == 1
         inner = [s for s in f.scopes if s.name == "__main__.helper" and s.parent == step[0]]
         assert len(inner) == 1
+
+
+def test_a_long_run_in_one_frame_says_how_to_keep_its_scopes(run_python, tmp_path):
+    script = tmp_path / "long.py"
+    script.write_text("def f():\n    pass\nfor _ in range(3000):\n    f()\n")
+    proc = run_python(["-m", "vor", "run", "--record", str(tmp_path / "long.vor"), "--flame", "--all-functions",
+                       "--thread-buffer", "1024", str(script)])
+    assert "1 frames" in proc.stderr and "mark frames with --frame-function NAME" in proc.stderr
+    c = counts(list(vor.Reader(str(tmp_path / "long.vor"))))
+    assert 0 < c["__main__.f"] < 3000  # the buffer's worth, the rest dropped and counted
