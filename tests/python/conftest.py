@@ -14,6 +14,7 @@ import sys
 import pytest
 
 import vor
+from vor._run import _start_session as start_session
 
 SOURCE_DIR = os.environ.get("VOR_SOURCE_DIR") or os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD_DIR = os.environ.get("VOR_BUILD_DIR") or os.path.join(SOURCE_DIR, "build", "native")
@@ -66,16 +67,7 @@ class Session:
         self.env.update(extra_env or {})
 
     def __enter__(self):
-        saved = {k: os.environ.get(k) for k in self.env}
-        os.environ.update(self.env)
-        try:
-            vor.enable()
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+        start_session(self.env)  # what python -m vor run does: the variables for this session only
         return self
 
     def __exit__(self, *exc):
