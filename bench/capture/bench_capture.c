@@ -99,9 +99,8 @@ typedef struct thread_writer {
 static void *writer_thread(void *arg) {
     thread_writer *tw = arg;
     LZ4_stream_t *lz4 = LZ4_createStream();
-    size_t hist_cap = 1u << 21, hist_used = 0;
-    char *hist = malloc(hist_cap);
-    char *out = malloc(LZ4_compressBound(1 << 20) + 16);
+    uint8_t *record = malloc(1 << 20);
+    vor_out framed = {NULL, 0, 0, (size_t)LZ4_compressBound(1 << 20) + 32, 0};
     for (;;) {
         pthread_mutex_lock(&tw->q.lock);
         while (tw->q.head == tw->q.tail && !tw->q.done) pthread_cond_wait(&tw->q.cond, &tw->q.lock);
@@ -113,24 +112,17 @@ static void *writer_thread(void *arg) {
         pthread_mutex_unlock(&tw->q.lock);
         uint32_t n;
         memcpy(&n, tw->q.data + tail % QUEUE_BYTES, 4);
-        if (hist_used + n > hist_cap) hist_used = (size_t)LZ4_saveDict(lz4, hist, 65536);
-        for (uint32_t i = 0; i < n; i++) hist[hist_used + i] = (char)tw->q.data[(tail + 4 + i) % QUEUE_BYTES];
-        int c = LZ4_compress_fast_continue(lz4, hist + hist_used, out + 9, (int)n, LZ4_compressBound(1 << 20), 1);
-        hist_used += n;
-        /* The writer's framing: length, CRC-32C, size varint (records here are < 64 bytes). */
-        uint32_t len = (uint32_t)c + 5;
-        memcpy(out, &len, 4);
-        out[8] = (char)(n << 1);
-        uint32_t check = vor_crc32c(vor_crc32c(0, out, 4), out + 8, 1 + (size_t)c);
-        memcpy(out + 4, &check, 4);
-        if (write(tw->fd, out, 9 + (size_t)c) < 0) perror("bench write");
+        for (uint32_t i = 0; i < n; i++) record[i] = tw->q.data[(tail + 4 + i) % QUEUE_BYTES];
+        /* The writer's framing (format 1.1): each record compressed alone, checked. */
+        if (!vor_frame_capture_record(record, n, lz4, &framed) || write(tw->fd, framed.data, framed.size) < 0)
+            perror("bench write");
         pthread_mutex_lock(&tw->q.lock);
         tw->q.tail = tail + 4 + n;
         pthread_cond_signal(&tw->q.cond);
         pthread_mutex_unlock(&tw->q.lock);
     }
-    free(hist);
-    free(out);
+    free(record);
+    free(framed.data);
     LZ4_freeStream(lz4);
     return NULL;
 }

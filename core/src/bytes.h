@@ -137,6 +137,17 @@ static inline void vor_out_xor_f64(vor_out *o, double v, double previous) {
     vor_out_bytes(o, tmp, 1 + n);
 }
 
+/* A 1.1 user value written in full: its bits as xorf64 against +0.0 (the significant
+ * bytes), except +0.0 itself, which is 0x80 (L = 8, N = 0): 0x00 means "unchanged". */
+static inline void vor_out_full_f64(vor_out *o, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    if (bits == 0)
+        vor_out_u8(o, 0x80);
+    else
+        vor_out_xor_f64(o, v, 0.0);
+}
+
 /* ---- Reading ---- */
 
 typedef struct vor_in {
@@ -240,6 +251,18 @@ static inline double vor_in_xor_f64(vor_in *in, double previous) {
     double v;
     memcpy(&v, &b, 8);
     return v;
+}
+
+/* A 1.1 user value (vor_out_full_f64): sets *unchanged for the byte 0x00, else returns
+ * the value. */
+static inline double vor_in_full_f64(vor_in *in, int *unchanged) {
+    *unchanged = 0;
+    if (in->p < in->end && (*in->p == 0x00 || *in->p == 0x80)) {
+        *unchanged = *in->p == 0x00;
+        in->p++;
+        return 0.0;
+    }
+    return vor_in_xor_f64(in, 0.0); /* also fails an empty input */
 }
 
 #endif /* VOR_BYTES_H */

@@ -29,7 +29,10 @@ void http_session_clear(http_session *s)
 static int complete(struct lws *wsi, http_session *s)
 {
     http_session_clear(s);
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    if (lws_http_transaction_completed(wsi))
+        return -1;
+    server_conn_state(wsi, CONN_WAITING); /* keep-alive: waiting for its next request */
+    return 0;
 }
 
 /* Headers for a body of `len` bytes already described by *s; then the body, or completion. */
@@ -109,6 +112,7 @@ int http_reply_writeable(struct lws *wsi, http_session *s)
         return -1;
     }
     s->body_sent += n;
+    conn_progress(server_conn(wsi), server_now_ms()); /* a reader, not a stalled client */
     if (final)
         return complete(wsi, s);
     lws_callback_on_writable(wsi);

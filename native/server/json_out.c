@@ -95,29 +95,41 @@ void json_i64(json_buf *b, int64_t v)
     append(b, tmp, (size_t)n);
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not valid. */
-static size_t utf8_sequence(const unsigned char *s)
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not valid or does not end
+ * within the `avail` bytes there. */
+static size_t utf8_sequence(const unsigned char *s, size_t avail)
 {
     unsigned char c = s[0];
     if (c < 0x80)
         return 1;
     if (c >= 0xC2 && c <= 0xDF)
-        return (s[1] & 0xC0) == 0x80 ? 2 : 0;
+        return avail >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
     if (c >= 0xE0 && c <= 0xEF) {
         unsigned char lo = c == 0xE0 ? 0xA0 : 0x80;  /* no overlongs */
         unsigned char hi = c == 0xED ? 0x9F : 0xBF;  /* no surrogates */
-        if (s[1] < lo || s[1] > hi || (s[2] & 0xC0) != 0x80)
+        if (avail < 3 || s[1] < lo || s[1] > hi || (s[2] & 0xC0) != 0x80)
             return 0;
         return 3;
     }
     if (c >= 0xF0 && c <= 0xF4) {
         unsigned char lo = c == 0xF0 ? 0x90 : 0x80;
         unsigned char hi = c == 0xF4 ? 0x8F : 0xBF;  /* <= U+10FFFF */
-        if (s[1] < lo || s[1] > hi || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
+        if (avail < 4 || s[1] < lo || s[1] > hi || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
             return 0;
         return 4;
     }
     return 0;
+}
+
+bool utf8_valid(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_sequence(s + i, n - i);
+        if (!k)
+            return false;
+        i += k;
+    }
+    return true;
 }
 
 void json_str(json_buf *b, const char *str)
@@ -143,9 +155,9 @@ void json_str(json_buf *b, const char *str)
             }
             s++;
         } else {
-            /* The NUL terminator stops utf8_sequence from reading past the string: a NUL
-             * continuation byte fails its (x & 0xC0) == 0x80 test before the next is read. */
-            size_t n = utf8_sequence(s);
+            /* The NUL terminator stops utf8_sequence from reading past the string (so any
+             * length will do): a NUL continuation byte fails its test before the next is read. */
+            size_t n = utf8_sequence(s, 4);
             if (n) {
                 append(b, (const char *)s, n);
                 s += n;

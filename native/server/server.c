@@ -1,11 +1,16 @@
 /*
- * server.c - vor_server_run(): one libwebsockets context, one vhost, one port, one thread.
+ * server.c - vor_server_run(): one libwebsockets context, one port, one thread.
  *
- * Protocols on the vhost:
+ * The port is listened on by listener.c, not by lws (lws 4.1.6 spins when accept() runs out of
+ * descriptors, and has no say in which connection makes room for another); it hands each
+ * connection it admits to the "vor" vhost, which does not listen itself. Protocols on it:
  *   [0] "http"         every plain HTTP request (no lws mounts: routing is ours)
- *                      /api/... -> http_api.c, anything else -> http_static.c
+ *                      /api/... -> http_api.c, anything else -> http_static.c; also
+ *                      WSI_DESTROY of every connection (the connection table forgets it)
  *   [1] "vor-capture"  websocket viewers (ws_stream.c). Marked as the vhost's "default"
  *                      protocol, so clients that send no Sec-WebSocket-Protocol land here too.
+ * A second vhost, "vor-raw", holds raw descriptors: the listening socket and the copies of
+ * viewers' sockets the server reads them through (ws_input.c).
  * Response headers: the cross-origin isolation trio (COOP/COEP/CORP) and nosniff are the vhost's
  * `headers` list, which lws writes after every status line it produces, errors included. Each
  * name ends with a colon: lws copies it verbatim into "name value".
@@ -16,14 +21,17 @@
  * user's own browser, so every request's Host, and every websocket upgrade's Origin, is checked
  * (access.c): plain HTTP gets 403 in http_route(), an upgrade gets 403 in
  * LWS_CALLBACK_HTTP_CONFIRM_UPGRADE (whichever protocol the connection is bound to then), where
- * an over-long path also gets its 414 before any websocket exists.
+ * an over-long path also gets its 414 before any websocket exists, and any upgrade but a
+ * websocket (h2c) gets 400: HTTP/2 streams would carry :authority instead of Host.
  *
- * Connections still sending their request headers each hold one of SERVER_HEADER_POOL header
- * buffers (SERVER_HEADER_BYTES each) for at most SERVER_HEADER_IDLE_S; the pool is large and the
- * time short so idle connections cannot lock everyone out. Per-header limits (token_limits) make
+ * Each connection gets a header buffer (SERVER_HEADER_BYTES, allocated while in use) as soon as
+ * it is admitted - the pool has one for every connection conn_table.c may admit, so none waits
+ * behind slow ones - and has SERVER_HEADER_IDLE_S to send its request headers
+ * (SERVER_KEEPALIVE_IDLE_S between keep-alive requests). Per-header limits (token_limits) make
  * libwebsockets stop storing an over-long request path (we answer 414) and cut headers we never
- * read to a few bytes, so a browser's big Cookie cannot overflow the buffer. TCP keepalive
- * (SERVER_KEEPALIVE_*) ends connections whose peer vanished without a FIN.
+ * read to a few bytes, so a browser's big Cookie cannot overflow the buffer. Connections are
+ * marked in the connection table as they go: waiting (headers, keep-alive), busy (a request in
+ * http_route() or an upgrade), viewer (ESTABLISHED), and back to waiting when a response ends.
  *
  * libwebsockets logs through log_lws_line(): the lines a client can provoke (oversized headers,
  * ...) are dropped, and the rest are limited to LOG_LINES_PER_MINUTE, so no client can flood
@@ -45,6 +53,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,15 +63,12 @@
 enum {
     STOP_CHECK_MS = 100,           /* longest delay between a stop request (other thread) and the stop */
     SERVER_SERV_BUF_BYTES = 32 * 1024, /* lws per-thread buffer: static file chunks */
-    SERVER_HEADER_POOL = 256,      /* concurrent connections still parsing HTTP headers */
     SERVER_HEADER_BYTES = 8 * 1024,  /* header space of one request (allocated while in use) */
     SERVER_HEADER_IDLE_S = 3,      /* time a connection has to send its request headers */
+    SERVER_KEEPALIVE_IDLE_S = 5,   /* time a keep-alive connection may idle between requests */
     SERVER_HOST_MAX_BYTES = 256,   /* Host / Origin values at this length are refused (431) */
     SERVER_UNUSED_HEADER_BYTES = 16, /* headers we never read are cut to this */
     SERVER_OTHER_HEADER_BYTES = 1024, /* other headers are cut to this */
-    SERVER_KEEPALIVE_IDLE_S = 60,  /* TCP keepalive: idle time before probing */
-    SERVER_KEEPALIVE_INTERVAL_S = 10,
-    SERVER_KEEPALIVE_PROBES = 3,
     LOG_LINES_PER_MINUTE = 10      /* libwebsockets lines printed at most, per minute */
 };
 
@@ -76,6 +84,25 @@ void vor_server_request_stop(void)
 server *server_from_wsi(struct lws *wsi)
 {
     return lws_context_user(lws_get_context(wsi));
+}
+
+int64_t server_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Every HTTP/websocket wsi was adopted by listener.c with its connection as opaque data. */
+conn *server_conn(struct lws *wsi)
+{
+    return lws_get_opaque_user_data(wsi);
+}
+
+void server_conn_state(struct lws *wsi, conn_state state)
+{
+    server *srv = server_from_wsi(wsi);
+    conn_set_state(&srv->conns, server_conn(wsi), state, server_now_ms());
 }
 
 /* ---- who may connect (access.c has the policy) ---- */
@@ -143,8 +170,18 @@ static bool uri_too_long(struct lws *wsi)
            lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_URI_ARGS) >= SERVER_URI_MAX_BYTES;
 }
 
-int server_confirm_upgrade(struct lws *wsi)
+int server_confirm_upgrade(struct lws *wsi, const char *upgrade)
 {
+    conn *c = server_conn(wsi);
+    if (c && c->evicted)
+        return -1;
+    /* The answers below complete the request: the connection waits for the next one. */
+    server_conn_state(wsi, CONN_WAITING);
+    /* Only websockets: an h2c upgrade would turn the connection into HTTP/2 streams, which
+     * carry :authority instead of Host and would skip the Host check (and lws serves them). */
+    if (!upgrade || strcasecmp(upgrade, "websocket") != 0)
+        return reply_now(wsi, 400, "400 only websocket upgrades are accepted (this server speaks HTTP/1.1, "
+                                   "not HTTP/2)\n");
     if (uri_too_long(wsi))
         return reply_now(wsi, 414, "414 request path too long\n");
     const char *refused = server_refusal(wsi, server_from_wsi(wsi), true);
@@ -155,6 +192,7 @@ int server_confirm_upgrade(struct lws *wsi)
     if (refused)
         return reply_now(wsi, 403, "403 cross-origin websocket refused: only pages served by this server "
                                    "may read captures\n");
+    server_conn_state(wsi, CONN_BUSY); /* the handshake; ESTABLISHED makes it a viewer */
     return 0;
 }
 
@@ -169,6 +207,10 @@ static int http_route(struct lws *wsi, http_session *s, const char *in, size_t l
 
     if (!s || !in)
         return -1;
+    conn *c = server_conn(wsi);
+    if (c && c->evicted)
+        return -1;
+    server_conn_state(wsi, CONN_BUSY);
     const char *refused = server_refusal(wsi, srv, false);
     if (refused == refusal_host_too_long)
         return http_reply_text(wsi, s, 431, "431 Host header too long\n");
@@ -197,9 +239,17 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
     case LWS_CALLBACK_HTTP:
         return http_route(wsi, s, in, len);
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE: /* a keep-alive connection asking to upgrade */
-        return server_confirm_upgrade(wsi);
+        return server_confirm_upgrade(wsi, in);
     case LWS_CALLBACK_HTTP_WRITEABLE:
         return s ? http_reply_writeable(wsi, s) : 0;
+    case LWS_CALLBACK_WSI_DESTROY: { /* every HTTP/websocket wsi ends here, whatever its protocol */
+        conn *c = server_conn(wsi);
+        if (c) {
+            lws_set_opaque_user_data(wsi, NULL);
+            listener_conn_closed(server_from_wsi(wsi), c);
+        }
+        return 0;
+    }
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return -1; /* a websocket asking for subprotocol "http": not a protocol we speak */
     case LWS_CALLBACK_CLOSED_HTTP:
@@ -237,6 +287,13 @@ static int resolve_options(const vor_server_options *in, vor_server_options *o, 
     if (o->max_viewers < 1 || o->max_viewers > VOR_SERVER_MAX_VIEWERS_LIMIT) {
         fprintf(stderr, "vor serve: max_viewers %d is out of range (1-%d)\n", o->max_viewers,
                 VOR_SERVER_MAX_VIEWERS_LIMIT);
+        return -1;
+    }
+    if (o->max_viewers_per_address == 0)
+        o->max_viewers_per_address = (o->max_viewers + 1) / 2;
+    if (o->max_viewers_per_address < 1 || o->max_viewers_per_address > o->max_viewers) {
+        fprintf(stderr, "vor serve: max_viewers_per_address %d is out of range (1-%d)\n",
+                o->max_viewers_per_address, o->max_viewers);
         return -1;
     }
     if (o->poll_interval_ms == 0)
@@ -277,31 +334,6 @@ static int resolve_options(const vor_server_options *in, vor_server_options *o, 
 static bool host_is_ipv4(const char *host)
 {
     return strchr(host, ':') == NULL;
-}
-
-/* lws does not say why it could not listen: try the same bind to get an errno to report. */
-static void explain_bind_failure(const char *host, int port, char *out, size_t outlen)
-{
-    struct addrinfo hints, *ai = NULL;
-    char ps[16];
-
-    snprintf(out, outlen, "libwebsockets could not create the listener");
-    memset(&hints, 0, sizeof hints);
-    hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
-    hints.ai_socktype = SOCK_STREAM;
-    snprintf(ps, sizeof ps, "%d", port);
-    if (getaddrinfo(host, ps, &hints, &ai) != 0 || !ai)
-        return;
-    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd >= 0) {
-        int one = 1;
-        (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0)
-            snprintf(out, outlen, "%s%s", strerror(errno),
-                     errno == EADDRINUSE ? " (another server on this port? try --port)" : "");
-        close(fd);
-    }
-    freeaddrinfo(ai);
 }
 
 /* ---- run ---- */
@@ -420,6 +452,47 @@ static void set_token_limits(struct lws_token_limits *t)
     t->token_limit[WSI_TOKEN_ORIGIN] = SERVER_HOST_MAX_BYTES;
 }
 
+/* Descriptors open in this process now (/proc/self/fd), or -1 when it cannot tell. */
+static int open_descriptors(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    int n = -1; /* the directory's own descriptor is listed too */
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* Connection limits; the descriptor budget is what the limit leaves after what is open now
+ * (the context, the listener, the caller's own files) and a reserve for files and scans. */
+static int connection_limits(server *srv, conn_limits *lim)
+{
+    struct rlimit rl;
+    unsigned long limit = 1024;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        limit = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1ul << 20) ? (1ul << 20) : (unsigned long)rl.rlim_cur;
+    srv->fd_limit = limit;
+    int open_now = open_descriptors();
+    if (open_now < 0)
+        open_now = 32;
+    long reserve = (long)limit / 8 < SERVER_FD_RESERVE ? (long)limit / 8 : SERVER_FD_RESERVE;
+    long budget = (long)limit - open_now - (reserve < 4 ? 4 : reserve);
+    if (budget < CONN_FDS_VIEWER + CONN_FDS_HTTP) {
+        fprintf(stderr, "vor serve: too few file descriptors: %d of %lu are open already (raise `ulimit -n`)\n",
+                open_now, limit);
+        return -1;
+    }
+    lim->fd_budget = (int)(budget > 1000000 ? 1000000 : budget);
+    lim->max = SERVER_MAX_CONNECTIONS;
+    lim->per_address = SERVER_CONNS_PER_ADDRESS;
+    lim->waiting_max = SERVER_WAITING_MAX;
+    lim->waiting_per_address = SERVER_WAITING_PER_ADDRESS;
+    lim->busy_stall_ms = SERVER_BUSY_STALL_MS;
+    return 0;
+}
+
 int vor_server_run(const vor_server_options *in)
 {
     static const struct lws_protocol_vhost_options pvo_default = {NULL, NULL, "default", "1"};
@@ -428,16 +501,23 @@ int vor_server_run(const vor_server_options *in)
     static const struct lws_protocol_vhost_options hdr_corp = {&hdr_nosniff, NULL, "cross-origin-resource-policy:", "same-origin"};
     static const struct lws_protocol_vhost_options hdr_coep = {&hdr_corp, NULL, "cross-origin-embedder-policy:", "require-corp"};
     static const struct lws_protocol_vhost_options hdr_coop = {&hdr_coep, NULL, "cross-origin-opener-policy:", "same-origin"};
+    /* No lws keepalive pings or idle hangups: lws does not read viewers' sockets (ws_input.c
+     * does), so it would never see the pongs; viewer_slots.c pings instead. */
+    static const lws_retry_bo_t no_idle_policy = {NULL, 0, 0, 0, 0, 0};
     struct lws_protocols protocols[] = {
         {"http", http_callback, sizeof(http_session), 0, 0, NULL, 0},
         {"vor-capture", ws_stream_callback, ws_stream_session_size(), SERVER_CLIENT_MSG_MAX_BYTES, 0, NULL,
          SERVER_CHUNK_BYTES + 16},
+        {NULL, NULL, 0, 0, 0, NULL, 0}};
+    struct lws_protocols raw_protocols[] = {
+        {"vor-raw", listener_raw_callback, 0, 0, 0, NULL, 0},
         {NULL, NULL, 0, 0, 0, NULL, 0}};
     struct lws_context_creation_info info;
     static struct lws_token_limits token_limits; /* read by lws while the context lives */
     vor_server_options opts;
     server srv;
     run_timers timers;
+    conn_limits limits;
     char err[256];
     int lws_port = 0, rc = 1;
 
@@ -452,6 +532,7 @@ int vor_server_run(const vor_server_options *in)
 
     memset(&srv, 0, sizeof srv);
     memset(&timers, 0, sizeof timers);
+    srv.listen_fd = -1;
     srv.opts = &opts;
     srv.site_dir = opts.site_dir;
     if (registry_init(&srv.registry, opts.paths, opts.path_count, err, sizeof err)) {
@@ -461,8 +542,13 @@ int vor_server_run(const vor_server_options *in)
     srv.site_real = realpath(opts.site_dir, NULL); /* NULL: missing, reported below */
     srv.chunk = malloc(LWS_PRE + SERVER_CHUNK_BYTES);
     srv.viewers = calloc((size_t)opts.max_viewers, sizeof *srv.viewers);
-    if (!srv.chunk || !srv.viewers) {
+    srv.pending = calloc((size_t)opts.max_viewers, sizeof *srv.pending);
+    if (!srv.chunk || !srv.viewers || !srv.pending) {
         fprintf(stderr, "vor serve: out of memory\n");
+        goto out;
+    }
+    if (listener_open(&srv, opts.host, lws_port, err, sizeof err)) {
+        fprintf(stderr, "vor serve: cannot listen on %s:%d: %s\n", opts.host, lws_port, err);
         goto out;
     }
     warn_about_inputs(&srv);
@@ -471,18 +557,17 @@ int vor_server_run(const vor_server_options *in)
     lws_set_log_level(0, log_lws_line);
     memset(&info, 0, sizeof info);
     info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS | LWS_SERVER_OPTION_VALIDATE_UTF8 |
-                   LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND | LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS;
+                   LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS;
     if (host_is_ipv4(opts.host))
         info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
     info.user = &srv;
     info.pt_serv_buf_size = SERVER_SERV_BUF_BYTES;
-    info.max_http_header_pool = SERVER_HEADER_POOL;
+    /* A header buffer for every connection the server admits, allocated while in use: so a
+     * connection never queues behind others for one (conn_table.c bounds the connections). */
+    info.max_http_header_pool = SERVER_MAX_CONNECTIONS + SERVER_CLOSING_SLACK;
     info.max_http_header_data = SERVER_HEADER_BYTES;
     set_token_limits(&token_limits);
     info.token_limits = &token_limits;
-    info.ka_time = SERVER_KEEPALIVE_IDLE_S; /* read per vhost in lws 4.1: kept in info for both */
-    info.ka_interval = SERVER_KEEPALIVE_INTERVAL_S;
-    info.ka_probes = SERVER_KEEPALIVE_PROBES;
     srv.context = lws_create_context(&info);
     if (!srv.context) {
         fprintf(stderr, "vor serve: cannot create the libwebsockets context\n");
@@ -490,23 +575,30 @@ int vor_server_run(const vor_server_options *in)
     }
     timers.context = srv.context;
 
+    /* The vhosts do not listen: listener.c accepts and hands each admitted socket over. */
     info.vhost_name = "vor";
-    info.port = lws_port;
-    info.iface = opts.host;
+    info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
     info.protocols = protocols;
     info.pvo = &pvo_capture;
     info.headers = &hdr_coop;
     info.timeout_secs_ah_idle = SERVER_HEADER_IDLE_S;
-    struct lws_vhost *vh = lws_create_vhost(srv.context, &info);
-    if (!vh) {
-        explain_bind_failure(opts.host, lws_port, err, sizeof err);
-        fprintf(stderr, "vor serve: cannot listen on %s:%d: %s\n", opts.host, lws_port, err);
+    info.keepalive_timeout = SERVER_KEEPALIVE_IDLE_S;
+    info.retry_and_idle_policy = &no_idle_policy;
+    srv.vhost = lws_create_vhost(srv.context, &info);
+    info.vhost_name = "vor-raw";
+    info.protocols = raw_protocols;
+    info.pvo = NULL;
+    info.headers = NULL;
+    srv.raw_vhost = srv.vhost ? lws_create_vhost(srv.context, &info) : NULL;
+    if (!srv.raw_vhost || connection_limits(&srv, &limits) || conn_table_init(&srv.conns, &limits) ||
+        listener_start(&srv)) {
+        fprintf(stderr, "vor serve: cannot start serving on %s:%d\n", opts.host, lws_port);
         goto out;
     }
     memset(&log_limit, 0, sizeof log_limit);
     log_limit.window_start_ms = monotonic_ms();
     lws_set_log_level(LLL_ERR | LLL_WARN, log_lws_line);
-    int port = lws_get_vhost_listen_port(vh);
+    int port = listener_port(&srv);
     access_policy_init(&srv.access, opts.host, port); /* opts.host is numeric (checked above) */
     if (opts.on_ready)
         opts.on_ready(opts.on_ready_user, opts.host, port);
@@ -525,17 +617,23 @@ int vor_server_run(const vor_server_options *in)
     srv.stopping = true;
     lws_sul_cancel(&srv.poll_sul);
     lws_sul_cancel(&srv.stall_sul);
+    lws_sul_cancel(&srv.accept_sul);
     ws_stream_close_all(&srv);
     lws_sul_schedule(srv.context, 0, &timers.grace, grace_cb, SERVER_STOP_GRACE_MS * LWS_US_PER_MS);
-    while (srv.viewer_count > 0 && !timers.grace_over)
+    while (srv.viewer_conns > 0 && !timers.grace_over)
         if (lws_service(srv.context, 0) < 0)
             break;
     lws_sul_cancel(&timers.grace);
     lws_sul_cancel(&timers.stop_check);
     rc = 0;
 out:
+    srv.stopping = true;
+    srv.destroying = true;
     if (srv.context)
         lws_context_destroy(srv.context); /* closes every remaining connection */
+    listener_close(&srv);
+    conn_table_free(&srv.conns);
+    free(srv.pending);
     free(srv.viewers);
     free(srv.chunk);
     free(srv.site_real);

@@ -45,6 +45,8 @@
  *   server itself: http(s)://HOST:PORT whose host:port equals the request's Host, or a loopback
  *   host / the bound address with the server's own port. Otherwise 403 before the upgrade.
  *   Clients without Origin (the CLI, node, curl) pass; browsers always send it on websockets.
+ *   Upgrades to anything but a websocket (h2c: HTTP/2 streams carry :authority, not Host) get
+ *   400; the server speaks HTTP/1.1 only, so every request passes the Host check.
  *   When --host is not a loopback address, vor_server_run() prints a warning at start: captures
  *   are then readable by anyone on that network, without authentication.
  *
@@ -53,10 +55,23 @@
  * a Host or Origin header of 256 bytes or more gets 431. Headers the server never reads
  * (Cookie, User-Agent, Referer, ...) are cut short rather than refused, so they cannot fill
  * the 8 KiB of header space a request has. Only a request whose headers overflow that space
- * anyway (e.g. one custom header of 10 KiB) is dropped by libwebsockets without a reply. A
- * connection has 3 s to send its request headers (then it is closed), and up to 256 may be
- * doing so at once, so idle connections cannot lock others out. libwebsockets' own log lines
- * are filtered (the ones a client can provoke are dropped) and rate-limited (10 a minute).
+ * anyway (e.g. one custom header of 10 KiB) is dropped by libwebsockets without a reply.
+ * libwebsockets' own log lines are filtered (the ones a client can provoke are dropped) and
+ * rate-limited (10 a minute).
+ *
+ * Slow and idle connections (slowloris) cannot lock others out. A connection with no request in
+ * progress (just connected, still sending its headers, or idle between keep-alive requests) is
+ * "waiting": it has 3 s to send its request headers (5 s idle between requests), and when a new
+ * connection would put its address over 32 waiting connections, or everyone over 256, the
+ * longest-waiting one of that scope is closed to make room (a client that is not slowloris sends
+ * its request at once, so it is never the oldest). An address may hold 256 connections, the
+ * server 1,024 and as many as its file descriptor limit allows (each connection counting the
+ * descriptors it may hold); beyond that a response that has made no progress for 2 s may be
+ * closed too, and a newcomer nothing can make room for gets 503. Viewers are never closed for
+ * connection room. Every admitted connection has its own header buffer at once, so none waits
+ * behind slow ones. When accept() runs out of file descriptors anyway (other files of the
+ * process), the oldest waiting connections are closed and accepting pauses 10 ms (250 ms when
+ * there was nothing to close) - never a busy loop - with one warning on stderr.
  *
  * Websocket protocol (all text messages from the server are JSON objects with a "type"):
  *   server -> client, binary   the next bytes of the file (chunks of up to 64 KiB, boundaries
@@ -76,8 +91,17 @@
  *                              value / bad URL / unknown id / not a capture / not a regular
  *                              file (a FIFO or device is never opened for reading: it could
  *                              block the server) / foreign Origin or Host, 1009 message over
- *                              4 KiB, 1011 server-side failure (open/read), 1013 too many viewers.
+ *                              4 KiB, 1011 server-side failure (open/read), 1013 too many viewers
+ *                              ("(max N)", or "from your address (max N)").
  *                              A stalled viewer (below) gets no message, only a close 1008.
+ *   client frames              read strictly (RFC 6455): an unmasked frame, reserved bits or
+ *                              opcodes, a fragmented or over-125-byte control frame, a length not
+ *                              in its shortest form, a bad continuation, a bad close frame: close
+ *                              1002; invalid UTF-8 in a text message or close reason: 1007.
+ *                              Pings get a pong; a close gets a close with the same status.
+ *                              Frames sent before the handshake response (forbidden) are ignored.
+ *   server -> client, ping     8 bytes; a viewer must answer with a pong (browsers do) or it is
+ *                              taken for stalled (below).
  *   client -> server, text     {"type":"follow","value":false}  stop at the current end of file
  *                              (then "end"); {"type":"follow","value":true} keep following (not
  *                              after "end", nor when the server runs with --no-follow). No reply.
@@ -85,16 +109,22 @@
  *
  * Viewers and memory: each viewer reads the file at its own offset (the file is the buffer) and
  * is written to only when libwebsockets reports its socket writable, one chunk at a time through
- * one shared read buffer. So a viewer costs one open file descriptor, ~5 KiB of state and at most
- * one unsent chunk inside libwebsockets; nothing is queued per viewer beyond that. A slow viewer
- * that falls behind a live capture is NOT dropped: it keeps reading the file at its own pace and
- * catches up when it can. A stalled viewer (its socket could not take the next chunk for
- * stall_timeout_ms, default 60 s, while the server had bytes for it) is closed with 1008
- * "viewer stalled: ..." (or, if it cannot even take the close frame, dropped 5 s later), so it
- * frees its slot; a viewer waiting at the end of a quiet live capture is not stalled. TCP
- * keepalive (60 s idle, 3 probes 10 s apart) ends connections whose peer vanished. At most
- * max_viewers (default 64) stream at once; further connections get an error and close 1013
- * "too many viewers".
+ * one shared read buffer. So a viewer costs three file descriptors (its socket, a copy the server
+ * reads it through, the capture), ~5 KiB of state and at most one unsent chunk inside
+ * libwebsockets; nothing is queued per viewer beyond that. A slow viewer that falls behind a live
+ * capture is NOT dropped: it keeps reading the file at its own pace and catches up when it can.
+ * A stalled viewer is closed with 1008 "viewer stalled: ..." (or, if it cannot even take the
+ * close frame, dropped 5 s later) and its slot is free at once: stalled means its socket took
+ * nothing (no write, no more bytes acknowledged by the peer) for stall_timeout_ms (default 60 s)
+ * while the server had bytes for it, or, waiting at the end of a followed capture, it did not
+ * answer a ping for stall_timeout_ms (it is pinged after stall_timeout_ms / 2 of quiet). A viewer
+ * that reads everything and waits at the end of a quiet capture answers its pings: it is never
+ * stalled. TCP keepalive (60 s idle, 3 probes 10 s apart) ends connections whose peer vanished.
+ * At most max_viewers (default 64) stream at once, at most max_viewers_per_address (default half)
+ * from one address. A newcomer that finds no slot waits up to 0.9 s: viewers in its way that
+ * have been stalled for 0.4 s (or 0.4 s without answering a ping sent then) are dropped to make
+ * room, so while a stalled viewer holds a slot a newcomer gets in within a second; otherwise it
+ * gets an error and close 1013 "too many viewers".
  * Growth is detected by polling the file size every poll_interval_ms (default 50 ms) for viewers
  * that have caught up; nothing is polled when nobody waits.
  *
@@ -141,10 +171,12 @@ typedef struct vor_server_options {
                               * working directory). vor_server_parse_args() leaves it NULL. */
     int no_follow;           /* 0 = follow growing captures (default); 1 = never follow */
     int max_viewers;         /* 0 = 64; 1..VOR_SERVER_MAX_VIEWERS_LIMIT */
+    int max_viewers_per_address; /* 0 = half of max_viewers (rounded up); 1..max_viewers */
     int poll_interval_ms;    /* 0 = 50; growth polling period for caught-up viewers, 1..10000 */
     int stall_timeout_ms;    /* 0 = 60000; a viewer whose socket takes nothing for this long while
-                              * bytes wait for it is closed; 100..86400000, or
-                              * VOR_SERVER_STALL_NEVER */
+                              * bytes wait for it, or that leaves a ping unanswered this long, is
+                              * closed; 100..86400000, or VOR_SERVER_STALL_NEVER (never closed,
+                              * never pinged, never made to give its slot to a newcomer) */
     int path_count;          /* number of entries used in paths[] */
     const char *paths[VOR_SERVER_MAX_PATHS]; /* FILES|DIRS, borrowed (must outlive the run) */
     vor_server_ready_fn on_ready; /* NULL = print "vor serve: http://HOST:PORT/" to stderr */

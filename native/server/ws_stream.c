@@ -7,15 +7,20 @@
  *     hands it to lws_write. Nothing is queued per viewer, so memory does not grow with the
  *     capture, the number of frames, or how far behind a viewer is. lws_write keeps at most the
  *     unsent tail of that one chunk and reports writable again only once it is flushed.
- *   - Writes happen only in LWS_CALLBACK_SERVER_WRITEABLE, one per event, so a slow or stalled
- *     socket simply stops being called back: it never delays other viewers or the loop.
+ *   - Writes happen only in LWS_CALLBACK_SERVER_WRITEABLE, one frame per event (a pong owed to
+ *     the client first, then a ping of ours, then data), so a slow or stalled socket simply stops
+ *     being called back: it never delays other viewers or the loop.
+ *   - lws writes, but does not read: after the handshake the viewer's socket is read by
+ *     ws_input.c (strict RFC 6455 framing, which lws 4.1.6 does not enforce). So the close
+ *     handshake is ours too: our close frame is framed here and written raw, then the peer's
+ *     close or end of stream (seen by ws_input.c) or SERVER_ERROR_CLOSE_TIMEOUT_S ends the
+ *     connection; after the peer's own close it ends right after ours.
+ *   - Who may stream and who is stalled: viewer_slots.c. A viewer gets a slot once its request
+ *     checked out (bad requests are refused at once, without waiting for a slot); a newcomer may
+ *     wait up to SERVER_VIEWER_PENDING_MS for one. A viewer that ends gives its slot back at
+ *     once, before its close handshake.
  *   - Policy for a viewer far behind a live capture: it is not dropped; it reads the file at
  *     its own pace and catches up when it can (the writer is never affected, it only appends).
- *     A stalled viewer - one whose socket has not become writable for stall_timeout_ms while
- *     it had bytes to send - is closed (1008), so it gives its slot back; one lws timer
- *     (stall_sul), running while viewers exist, checks for them. A viewer parked at the end of
- *     a live capture is not "stalled": it is waiting for the file, not for its socket (a
- *     vanished peer there is found by TCP keepalive).
  *   - A viewer that reaches the end of the file while following is parked in VIEWER_WAITING;
  *     one lws timer (poll_sul) fstat()s the parked viewers every poll_interval_ms and wakes
  *     those whose file grew. The timer runs only while someone is parked. Polling instead of
@@ -38,10 +43,10 @@
  *     would wait for a writer and freeze the whole server) and refused (1008) if it is not one.
  *   - The upgrade was already checked for a foreign Host/Origin (server.c, 403); ESTABLISHED
  *     checks again (1008) so no path to a stream skips it.
- *   - Every terminal event (end, reset, refusal, client error, stop) goes through finish():
- *     at most one final text message, then a close with a status and reason. The first
- *     terminal event wins; input after it is ignored. A viewer that cannot even take its final
- *     message is killed by an lws timeout after SERVER_ERROR_CLOSE_TIMEOUT_S.
+ *   - Every terminal event (end, reset, refusal, client error, stop) goes through
+ *     ws_stream_finish(): at most one final text message, then a close with a status and
+ *     reason. The first terminal event wins; input after it is ignored. A viewer that cannot
+ *     even take its final message is killed by an lws timeout after SERVER_ERROR_CLOSE_TIMEOUT_S.
  * The per-connection struct (lws per-session data) is ~5 KiB, mostly the 4 KiB buffer that
  * assembles a fragmented client message (bounded; larger messages are refused with 1009).
  */
@@ -57,55 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum {
-    CLOSE_REASON_MAX_BYTES = 120, /* RFC 6455: a close reason is at most 123 bytes */
-    CLOSE_TRY_AGAIN_LATER = 1013  /* registered status, not in lws 4.1's enum */
-};
-
-typedef enum viewer_phase {
-    VIEWER_NONE = 0,   /* per-session data zeroed by lws: not (yet) a viewer */
-    VIEWER_STREAMING,  /* a writable event is requested: read and send the next chunk */
-    VIEWER_WAITING,    /* caught up while following: parked for the growth poll */
-    VIEWER_FINISHING   /* final text message and/or close pending */
-} viewer_phase;
-
-struct viewer {
-    struct lws *wsi;       /* set in ESTABLISHED: marks the struct as initialised */
-    server *srv;
-    viewer_phase phase;
-    int slot;              /* index in srv->viewers, -1 when not counted (refused) */
-    int fd;                /* the capture, -1 when not open */
-    char *path;            /* for the replacement check */
-    dev_t dev;
-    ino_t ino;
-    uint64_t offset;       /* bytes sent so far == next byte to read */
-    int64_t progress_ms;   /* monotonic ms of the last writable event (or of having bytes again) */
-    unsigned char head16[16]; /* the first 16 bytes as sent (header length at 12..15) */
-    size_t head_len;       /* header bytes fingerprinted, 0 until the first 16 were sent */
-    size_t head_hashed;    /* header bytes hashed so far (<= offset) */
-    uint64_t head_hash;    /* FNV-1a 64 of the header bytes as sent */
-    struct timespec head_mtime; /* the file's mtime when the header was last compared */
-    bool follow;
-    bool magic_ok;         /* the first 8 bytes were checked */
-    bool head_done;        /* head_hash covers the whole header (head_len bytes) */
-    bool text_pending;     /* FINISHING: text[] still to send */
-    bool close_started;    /* FINISHING: the close was handed to lws; ignore later writables */
-    size_t text_len;
-    int close_status;
-    char close_reason[CLOSE_REASON_MAX_BYTES + 1];
-    char text[SERVER_TEXT_MAX_BYTES];
-    size_t rx_len;         /* bytes of a fragmented client message assembled in rx[] */
-    char rx[SERVER_CLIENT_MSG_MAX_BYTES];
-};
-
 size_t ws_stream_session_size(void) { return sizeof(viewer); }
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- capture header fingerprint ---- */
 
@@ -178,11 +135,16 @@ static const char *header_changed(viewer *v)
 
 /* ---- terminal events ---- */
 
-static void finish(viewer *v, int status, const char *reason, const char *text)
+void ws_stream_finish(viewer *v, int status, const char *reason, const char *text)
 {
     if (v->phase == VIEWER_FINISHING)
         return;
+    viewer_release_slot(v); /* it streams no more: the slot is free for someone else now */
+    if (v->fd >= 0)
+        close(v->fd);
+    v->fd = -1;
     v->phase = VIEWER_FINISHING;
+    v->ping_due = v->pong_due = false;
     v->close_status = status;
     /* Cut the reason at a UTF-8 character boundary within the RFC's limit. */
     size_t n = strlen(reason);
@@ -202,11 +164,12 @@ static void finish(viewer *v, int status, const char *reason, const char *text)
             v->text_pending = true;
         }
     }
+    v->tx_ms = server_now_ms();
     lws_set_timeout(v->wsi, PENDING_TIMEOUT_USER_OK, SERVER_ERROR_CLOSE_TIMEOUT_S);
     lws_callback_on_writable(v->wsi);
 }
 
-static void fail_viewer(viewer *v, int status, const char *message)
+void ws_stream_fail(viewer *v, int status, const char *message)
 {
     char text[SERVER_TEXT_MAX_BYTES];
     json_buf b;
@@ -214,7 +177,24 @@ static void fail_viewer(viewer *v, int status, const char *message)
     json_raw(&b, "{\"type\":\"error\",\"message\":");
     json_str(&b, message);
     json_raw(&b, "}");
-    finish(v, status, message, b.failed ? "{\"type\":\"error\",\"message\":\"error\"}" : text);
+    ws_stream_finish(v, status, message, b.failed ? "{\"type\":\"error\",\"message\":\"error\"}" : text);
+}
+
+void ws_stream_drop(viewer *v)
+{
+    if (!v->wsi || v->dropped)
+        return;
+    v->dropped = true;
+    viewer_release_slot(v);
+    if (v->fd >= 0)
+        close(v->fd);
+    v->fd = -1;
+    v->phase = VIEWER_FINISHING;
+    v->text_pending = false;
+    v->close_sent = true; /* nothing more will be written */
+    v->peer_closed = true;
+    v->ping_due = v->pong_due = false;
+    lws_set_timeout(v->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 }
 
 static void failf(viewer *v, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -226,14 +206,14 @@ static void failf(viewer *v, int status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fail_viewer(v, status, msg);
+    ws_stream_fail(v, status, msg);
 }
 
 static void end_stream(viewer *v)
 {
     char text[96];
     snprintf(text, sizeof text, "{\"type\":\"end\",\"bytes\":%llu}", (unsigned long long)v->offset);
-    finish(v, LWS_CLOSE_STATUS_NORMAL, "end", text);
+    ws_stream_finish(v, LWS_CLOSE_STATUS_NORMAL, "end", text);
 }
 
 static void reset_stream(viewer *v, const char *reason)
@@ -242,7 +222,7 @@ static void reset_stream(viewer *v, const char *reason)
     snprintf(text, sizeof text, "{\"type\":\"reset\",\"reason\":\"%s\",\"bytes\":%llu}", reason,
              (unsigned long long)v->offset);
     snprintf(why, sizeof why, "capture %s", reason);
-    finish(v, LWS_CLOSE_STATUS_NORMAL, why, text);
+    ws_stream_finish(v, LWS_CLOSE_STATUS_NORMAL, why, text);
 }
 
 /* ---- growth polling ---- */
@@ -261,8 +241,8 @@ static void schedule_poll(server *srv)
 /* Back to streaming (from parked, or still streaming): a writable event is requested. */
 static void wake(viewer *v)
 {
-    if (v->phase == VIEWER_WAITING)
-        v->progress_ms = now_ms(); /* the stall clock runs only while bytes wait for the socket */
+    if (!viewer_tx_pending(v))
+        v->tx_ms = server_now_ms(); /* the stall clock runs only while bytes wait for the socket */
     v->phase = VIEWER_STREAMING;
     lws_callback_on_writable(v->wsi);
 }
@@ -316,7 +296,7 @@ static bool settle_at_eof(viewer *v)
     }
     if (!v->follow) {
         if (!v->magic_ok)
-            fail_viewer(v, LWS_CLOSE_STATUS_POLICY_VIOLATION,
+            ws_stream_fail(v, LWS_CLOSE_STATUS_POLICY_VIOLATION,
                         "capture is empty or incomplete (shorter than its 8-byte magic)");
         else
             end_stream(v);
@@ -364,7 +344,7 @@ static int stream_chunk(viewer *v)
     if (!v->magic_ok) { /* offset is 0 here: nothing has been sent yet */
         int m = capture_magic_check(buf, (size_t)n);
         if (m < 0) {
-            fail_viewer(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "not a vor capture (bad magic)");
+            ws_stream_fail(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "not a vor capture (bad magic)");
             return 0;
         }
         if (m == 0)
@@ -394,9 +374,14 @@ static int stream_chunk(viewer *v)
 
 static int on_writeable(viewer *v)
 {
+    unsigned char *buf = v->srv->chunk + LWS_PRE;
+    int64_t now = server_now_ms();
+
     if (v->phase == VIEWER_FINISHING) {
+        if (v->close_sent)
+            return 0; /* waiting for the peer's close (or being dropped) */
+        v->tx_ms = now;
         if (v->text_pending) {
-            unsigned char *buf = v->srv->chunk + LWS_PRE;
             v->text_pending = false;
             memcpy(buf, v->text, v->text_len);
             if (lws_write(v->wsi, buf, v->text_len, LWS_WRITE_TEXT) < (int)v->text_len)
@@ -404,130 +389,72 @@ static int on_writeable(viewer *v)
             lws_callback_on_writable(v->wsi);
             return 0;
         }
-        /* lws now sends the close frame and waits for the peer's; it may still report the
-         * socket writable meanwhile, and a second -1 would make it drop the connection at once,
-         * resetting it (unread client data) and losing the frames just sent. */
-        if (v->close_started)
-            return 0;
-        v->close_started = true;
-        lws_close_reason(v->wsi, (enum lws_close_status)v->close_status,
-                         (unsigned char *)v->close_reason, strlen(v->close_reason));
-        return -1;
+        /* The close frame, framed here and written raw: lws 4.1's own close path would send it
+         * and then read the socket again to wait for the answer, beside ws_input.c. */
+        size_t rl = strlen(v->close_reason);
+        buf[0] = 0x88; /* FIN, close */
+        buf[1] = (unsigned char)(2 + rl);
+        buf[2] = (unsigned char)(v->close_status >> 8);
+        buf[3] = (unsigned char)v->close_status;
+        memcpy(buf + 4, v->close_reason, rl);
+        if (lws_write(v->wsi, buf, 4 + rl, LWS_WRITE_RAW) < (int)(4 + rl))
+            return -1;
+        v->close_sent = true;
+        /* After the peer's own close nothing more is awaited (nor when lws still reads this
+         * socket itself): lws sends what it holds, then closes. Otherwise the peer's close, its
+         * end of the stream or the timeout set by ws_stream_finish() ends the connection, so
+         * what the peer still sends is read first: closing with unread data would reset the
+         * connection and could lose our close frame on the way. */
+        return v->peer_closed || v->fail_fast ? -1 : 0;
+    }
+    if (v->pong_due) {
+        v->pong_due = false;
+        memcpy(buf, v->pong, v->pong_len);
+        if (lws_write(v->wsi, buf, v->pong_len, LWS_WRITE_PONG) < (int)v->pong_len)
+            return -1;
+        v->tx_ms = now;
+        if (v->ping_due || v->phase == VIEWER_STREAMING)
+            lws_callback_on_writable(v->wsi);
+        return 0;
+    }
+    if (v->ping_due) {
+        v->ping_due = false;
+        v->ping_seq++;
+        for (int i = 0; i < 8; i++)
+            buf[i] = (unsigned char)(v->ping_seq >> (56 - 8 * i));
+        if (lws_write(v->wsi, buf, 8, LWS_WRITE_PING) < 8)
+            return -1;
+        v->ping_ms = v->tx_ms = now;
+        if (v->phase == VIEWER_STREAMING)
+            lws_callback_on_writable(v->wsi);
+        return 0;
     }
     if (v->phase == VIEWER_STREAMING) {
-        v->progress_ms = now_ms();
+        v->tx_ms = now;
         return stream_chunk(v);
     }
     return 0;
 }
 
-/* ---- stalled viewers ---- */
-
-static void stall_tick(lws_sorted_usec_list_t *sul);
-
-static int stall_period_ms(const server *srv)
-{
-    int p = srv->opts->stall_timeout_ms / 4;
-    return p < 10 ? 10 : p > 1000 ? 1000 : p;
-}
-
-static void schedule_stall_check(server *srv)
-{
-    if (srv->stall_scheduled || srv->stopping || srv->opts->stall_timeout_ms == VOR_SERVER_STALL_NEVER ||
-        srv->viewer_count == 0)
-        return;
-    srv->stall_scheduled = true;
-    lws_sul_schedule(srv->context, 0, &srv->stall_sul, stall_tick,
-                     (lws_usec_t)stall_period_ms(srv) * LWS_US_PER_MS);
-}
-
-static void stall_tick(lws_sorted_usec_list_t *sul)
-{
-    server *srv = lws_container_of(sul, server, stall_sul);
-    int64_t now = now_ms(), limit = srv->opts->stall_timeout_ms;
-
-    srv->stall_scheduled = false;
-    for (int i = 0; i < srv->opts->max_viewers; i++) {
-        viewer *v = srv->viewers[i];
-        if (v && v->phase == VIEWER_STREAMING && now - v->progress_ms >= limit) {
-            char why[96];
-            /* It cannot take bytes, so most likely not this close either: lws drops it after
-             * SERVER_ERROR_CLOSE_TIMEOUT_S. Its slot is free once it is closed. */
-            snprintf(why, sizeof why, "viewer stalled: took no data for %lld ms", (long long)limit);
-            finish(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, why, NULL);
-        }
-    }
-    schedule_stall_check(srv);
-}
-
 /* ---- connection set-up and client messages ---- */
 
-static int free_slot(const server *srv)
+void ws_stream_start(viewer *v)
 {
-    for (int i = 0; i < srv->opts->max_viewers; i++)
-        if (!srv->viewers[i])
-            return i;
-    return -1;
-}
-
-static void on_established(struct lws *wsi, viewer *v, server *srv)
-{
-    char uri[SERVER_URI_MAX_BYTES], arg[64];
+    server *srv = v->srv;
     unsigned char head[SERVER_CAPTURE_MAGIC_BYTES];
     struct stat st;
-    static const char prefix[] = "/capture/";
 
-    memset(v, 0, sizeof *v);
-    v->wsi = wsi;
-    v->srv = srv;
-    v->fd = -1;
-    v->slot = -1;
-    v->phase = VIEWER_STREAMING;
-    v->follow = !srv->opts->no_follow;
-
-    if (srv->stopping) {
-        fail_viewer(v, LWS_CLOSE_STATUS_GOINGAWAY, "server stopping");
-        return;
-    }
-    const char *refused = server_refusal(wsi, srv, true);
-    if (refused) {
-        fail_viewer(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, refused);
-        return;
-    }
-    int n = lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
-    if (n <= 0 || strncmp(uri, prefix, sizeof prefix - 1) != 0 || !uri[sizeof prefix - 1]) {
-        failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "bad URL '%s': expected /capture/<id>",
-              n > 0 ? uri : "");
-        return;
-    }
-    const char *id = uri + sizeof prefix - 1;
-    const char *f = lws_get_urlarg_by_name(wsi, "follow=", arg, sizeof arg);
-    if (f) {
-        if (!strcmp(f, "0") || !strcmp(f, "false"))
-            v->follow = false;
-        else if (strcmp(f, "1") && strcmp(f, "true")) {
-            failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "bad follow value '%s' (use 0 or 1)", f);
-            return;
-        }
-    }
-    int slot = free_slot(srv);
-    if (slot < 0) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "too many viewers (max %d)", srv->opts->max_viewers);
-        fail_viewer(v, CLOSE_TRY_AGAIN_LATER, msg);
-        return;
-    }
-    const capture_entry *e = registry_find(&srv->registry, id);
-    if (!e || !e->present) { /* maybe a capture that appeared in a DIR since the last listing */
+    const capture_entry *e = registry_find(&srv->registry, v->id);
+    if (!e || !e->present) { /* gone since the request was checked? */
         registry_rescan(&srv->registry);
-        e = registry_find(&srv->registry, id);
+        e = registry_find(&srv->registry, v->id);
     }
     if (!e || !e->present) {
-        failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "unknown capture id '%s'", id);
+        failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "unknown capture id '%s'", v->id);
         return;
     }
     if (!(v->path = strdup(e->path))) {
-        fail_viewer(v, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "out of memory");
+        ws_stream_fail(v, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "out of memory");
         return;
     }
     /* Non-blocking open, regular files only: a FIFO here would block open(2) - and with it
@@ -549,37 +476,83 @@ static void on_established(struct lws *wsi, viewer *v, server *srv)
         failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "%s is not a vor capture (bad magic)", e->name);
         return;
     }
-    srv->viewers[slot] = v;
-    v->slot = slot;
-    srv->viewer_count++;
-    v->progress_ms = now_ms();
-    schedule_stall_check(srv);
-    lws_callback_on_writable(wsi);
+    v->phase = VIEWER_STREAMING;
+    v->tx_ms = server_now_ms();
+    viewer_schedule_check(srv);
+    lws_callback_on_writable(v->wsi);
 }
 
-static void on_receive(viewer *v, const void *in, size_t len)
+static void on_established(struct lws *wsi, viewer *v, server *srv)
+{
+    char uri[SERVER_URI_MAX_BYTES], arg[64];
+    static const char prefix[] = "/capture/";
+
+    memset(v, 0, sizeof *v);
+    v->wsi = wsi;
+    v->srv = srv;
+    v->fd = -1;
+    v->slot = -1;
+    v->phase = VIEWER_STREAMING; /* not yet streaming: no slot, no file, nothing written */
+    v->follow = !srv->opts->no_follow;
+    v->since_ms = v->tx_ms = server_now_ms();
+    srv->viewer_conns++;
+    conn *c = server_conn(wsi);
+    if (c)
+        v->addr = c->addr;
+    server_conn_state(wsi, CONN_VIEWER);
+
+    if (ws_input_start(v) != 0) {
+        v->fail_fast = true; /* lws still reads this one: do not wait for its close */
+        ws_stream_fail(v, CLOSE_TRY_AGAIN_LATER, "server busy: cannot read this connection");
+        return;
+    }
+    if (srv->stopping) {
+        ws_stream_fail(v, LWS_CLOSE_STATUS_GOINGAWAY, "server stopping");
+        return;
+    }
+    const char *refused = server_refusal(wsi, srv, true);
+    if (refused) {
+        ws_stream_fail(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, refused);
+        return;
+    }
+    int n = lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
+    if (n <= 0 || strncmp(uri, prefix, sizeof prefix - 1) != 0 || !uri[sizeof prefix - 1]) {
+        failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "bad URL '%s': expected /capture/<id>",
+              n > 0 ? uri : "");
+        return;
+    }
+    const char *id = uri + sizeof prefix - 1;
+    const char *f = lws_get_urlarg_by_name(wsi, "follow=", arg, sizeof arg);
+    if (f) {
+        if (!strcmp(f, "0") || !strcmp(f, "false"))
+            v->follow = false;
+        else if (strcmp(f, "1") && strcmp(f, "true")) {
+            failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "bad follow value '%s' (use 0 or 1)", f);
+            return;
+        }
+    }
+    const capture_entry *e = registry_find(&srv->registry, id);
+    if (!e || !e->present) { /* maybe a capture that appeared in a DIR since the last listing */
+        registry_rescan(&srv->registry);
+        e = registry_find(&srv->registry, id);
+    }
+    if (!e || !e->present || strlen(id) >= sizeof v->id) {
+        failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "unknown capture id '%s'", id);
+        return;
+    }
+    memcpy(v->id, id, strlen(id) + 1);
+    viewer_request_slot(v);
+}
+
+void ws_stream_on_text(viewer *v, const char *text, size_t len)
 {
     client_msg msg;
 
     if (v->phase == VIEWER_FINISHING)
         return; /* already ending: ignore whatever else arrives */
-    if (lws_frame_is_binary(v->wsi)) {
-        fail_viewer(v, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE,
-                    "binary messages are not accepted (send JSON text)");
-        return;
-    }
-    if (len > sizeof v->rx - v->rx_len) {
-        fail_viewer(v, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large (max 4096 bytes)");
-        return;
-    }
-    memcpy(v->rx + v->rx_len, in, len);
-    v->rx_len += len;
-    if (!lws_is_final_fragment(v->wsi))
-        return;
-    client_msg_kind kind = client_msg_parse(v->rx, v->rx_len, &msg);
-    v->rx_len = 0;
+    client_msg_kind kind = client_msg_parse(text, len, &msg);
     if (kind != CLIENT_MSG_FOLLOW) {
-        fail_viewer(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, client_msg_problem(kind));
+        ws_stream_fail(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, client_msg_problem(kind));
         return;
     }
     v->follow = msg.follow && !v->srv->opts->no_follow;
@@ -590,11 +563,8 @@ static void on_receive(viewer *v, const void *in, size_t len)
 static void on_closed(viewer *v)
 {
     server *srv = v->srv;
-    if (v->slot >= 0) {
-        srv->viewers[v->slot] = NULL;
-        srv->viewer_count--;
-        v->slot = -1;
-    }
+    viewer_release_slot(v);
+    ws_input_stop(v);
     if (v->fd >= 0)
         close(v->fd);
     v->fd = -1;
@@ -602,13 +572,16 @@ static void on_closed(viewer *v)
     v->path = NULL;
     v->wsi = NULL;
     v->phase = VIEWER_NONE;
+    srv->viewer_conns--;
 }
 
 void ws_stream_close_all(server *srv)
 {
     for (int i = 0; i < srv->opts->max_viewers; i++)
         if (srv->viewers[i])
-            finish(srv->viewers[i], LWS_CLOSE_STATUS_GOINGAWAY, "server stopping", NULL);
+            ws_stream_finish(srv->viewers[i], LWS_CLOSE_STATUS_GOINGAWAY, "server stopping", NULL);
+    while (srv->pending_count > 0)
+        ws_stream_finish(srv->pending[0], LWS_CLOSE_STATUS_GOINGAWAY, "server stopping", NULL);
 }
 
 int ws_stream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
@@ -620,15 +593,20 @@ int ws_stream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
      * request of a fresh connection is confirmed (Host/Origin check) here. */
     switch (reason) {
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-        return server_confirm_upgrade(wsi);
+        return server_confirm_upgrade(wsi, in);
     case LWS_CALLBACK_ESTABLISHED:
         if (!v)
             return -1;
         on_established(wsi, v, server_from_wsi(wsi));
         return 0;
     case LWS_CALLBACK_RECEIVE:
-        if (v && v->wsi == wsi)
-            on_receive(v, in, len);
+    case LWS_CALLBACK_RECEIVE_PONG:
+        /* lws reads nothing after the handshake (ws_input.c does): a frame it parsed came in the
+         * same read as the upgrade request, before our 101 - which RFC 6455 (4.1) forbids. */
+        if (v && v->wsi == wsi) {
+            v->fail_fast = true;
+            ws_stream_fail(v, LWS_CLOSE_STATUS_PROTOCOL_ERR, "frame sent before the handshake response");
+        }
         return 0;
     case LWS_CALLBACK_SERVER_WRITEABLE:
         if (v && v->wsi == wsi)

@@ -1,7 +1,15 @@
 /* capture_dump.c: prints every frame of a capture as one JSON object per line, with names
- * resolved (test helper: the independent reader's output is compared with this). */
+ * resolved ("site N" / "thread N" for undeclared ids, docs/FORMAT.md §4.1): index, times,
+ * values, units and the ended scopes [thread, site, depth, start, duration, file, line].
+ * With --full, each frame also has its drops, each scope its parent and flags, the open
+ * scopes follow each thread's ended ones, and a last line gives the damage the reader
+ * skipped and whether the capture ended properly. (Test helper: the independent reader's
+ * output is compared with this.)
+ *
+ *   capture_dump [--full] FILE */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "vor/reader.h"
 
@@ -23,12 +31,13 @@ static void json_number(double v) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: capture_dump FILE\n");
+    int full = argc == 3 && strcmp(argv[1], "--full") == 0;
+    if (argc != 2 + full) {
+        fprintf(stderr, "usage: capture_dump [--full] FILE\n");
         return 2;
     }
     char err[512];
-    vor_reader *r = vor_reader_open(argv[1], err, sizeof err);
+    vor_reader *r = vor_reader_open(argv[1 + full], err, sizeof err);
     if (r == NULL) {
         fprintf(stderr, "%s\n", err);
         return 2;
@@ -54,26 +63,49 @@ int main(int argc, char **argv) {
             putchar(':');
             json_string(c->unit);
         }
-        printf("},\"scopes\":[");
+        printf("}");
+        if (full) {
+            printf(",\"drops\":[");
+            for (uint32_t i = 0; i < f.n_drops; i++)
+                printf("%s[%u,%u,%llu]", i ? "," : "", f.drops[i].cause, f.drops[i].thread_id,
+                       (unsigned long long)f.drops[i].count);
+            printf("]");
+        }
+        printf(",\"scopes\":[");
         int first = 1;
         for (uint32_t t = 0; t < f.n_threads; t++) {
             const vor_reader_thread *th = vor_reader_get_thread(r, f.threads[t].thread_id);
-            for (uint32_t i = 0; i < f.threads[t].n_scopes; i++) {
+            char thread_name[32], site_name[32];
+            snprintf(thread_name, sizeof thread_name, "thread %u", f.threads[t].thread_id);
+            for (uint32_t i = 0; i < f.threads[t].n_scopes + (full ? f.threads[t].n_open : 0); i++) {
                 const vor_reader_scope *s = &f.threads[t].scopes[i];
                 const vor_reader_site *site = vor_reader_get_site(r, s->site_id);
+                snprintf(site_name, sizeof site_name, "site %u", s->site_id);
                 if (!first) putchar(',');
                 first = 0;
                 putchar('[');
-                json_string(th ? th->name : "?");
+                json_string(th ? th->name : thread_name);
                 putchar(',');
-                json_string(site ? site->name : "?");
+                json_string(site ? site->name : site_name);
                 printf(",%u,%lld,%lld,", s->depth, (long long)s->start_ns, (long long)s->duration_ns);
-                json_string(site ? site->file : "?");
-                printf(",%u]", site ? site->line : 0);
+                json_string(site ? site->file : "");
+                printf(",%u", site ? site->line : 0);
+                long long parent = s->parent == VOR_PARENT_NONE ? -1LL : s->parent == VOR_PARENT_UNKNOWN ? -2LL : (long long)s->parent;
+                if (full) printf(",%lld,%u", parent, s->flags);
+                putchar(']');
             }
         }
         printf("]}\n");
     }
+    if (full) printf("{\"end\":{\"finished\":%s,\"damage\":[", vor_reader_finished(r) ? "true" : "false");
+    for (uint32_t i = 0; i < vor_reader_damage_count(r); i++) {
+        vor_reader_damage d;
+        if (!vor_reader_get_damage(r, i, &d)) break;
+        if (full) printf("%s[%llu,%llu]", i ? "," : "", (unsigned long long)d.offset, (unsigned long long)d.length);
+        fprintf(stderr, "damaged record at byte %llu (%llu bytes skipped): %s\n", (unsigned long long)d.offset,
+                (unsigned long long)d.length, d.problem);
+    }
+    if (full) printf("]}}\n");
     int rc = st == VOR_READ_ERROR ? 2 : 0;
     if (rc) fprintf(stderr, "%s\n", vor_reader_error(r));
     vor_reader_close(r);

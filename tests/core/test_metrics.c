@@ -283,8 +283,8 @@ static void frame_ring_keeps_the_newest_frames_as_views(void **state) {
     /* frame_ms is value 0: column 0, 1000 ns = 0.001 ms */
     uint32_t col0;
     double v0;
-    memcpy(&col0, view + 64, 4);
-    memcpy(&v0, view + 72, 8);
+    memcpy(&col0, view + 72, 4); /* values follow the 72-byte header (view version 2) */
+    memcpy(&v0, view + 80, 8);
     assert_int_equal(col0, 0);
     assert_true(fabs(v0 - 0.001) < 1e-12);
 }

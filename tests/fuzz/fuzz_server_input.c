@@ -1,7 +1,8 @@
 /* fuzz_server_input.c: libFuzzer target for what `vor serve` parses from the network
- * before anything else sees it: a viewer's websocket control message (ws_message.c), the
- * Host and Origin headers (access.c) and the request path mapped onto the site directory
- * (http_static.c). The input is split at its first two newlines into the three.
+ * before anything else sees it: a viewer's websocket frames (ws_frames.c, the whole input), its
+ * control message (ws_message.c), the Host and Origin headers (access.c) and the request path
+ * mapped onto the site directory (http_static.c). For the last three the input is split at its
+ * first two newlines.
  * Property checked beyond ASan/UBSan: a path the server would serve is inside the site
  * directory.
  */
@@ -62,7 +63,37 @@ static char *next_piece(const uint8_t **p, const uint8_t *end) {
     return s;
 }
 
+/* The input as websocket frames from a client (ws_frames.c), fed in pieces of `step` bytes (0:
+ * whole). Returns a digest of the events. Properties: every call makes progress within its
+ * input, text is valid UTF-8, control payloads fit in 125 bytes. */
+static uint64_t feed_frames(const uint8_t *data, size_t size, size_t step) {
+    static ws_reader reader; /* 4 KiB of message buffer: off the stack */
+    uint64_t digest = 14695981039346656037ull;
+    ws_reader_init(&reader);
+    for (size_t off = 0; off < size;) {
+        size_t piece = step && size - off > step ? step : size - off;
+        for (size_t used = 0; used < piece;) {
+            ws_event ev;
+            size_t k = ws_reader_feed(&reader, data + off + used, piece - used, &ev);
+            if (k == 0 || k > piece - used) abort();
+            used += k;
+            if (ev.kind == WS_EV_NONE) continue;
+            if (ev.kind == WS_EV_TEXT && !utf8_valid(ev.data, ev.len)) abort();
+            if ((ev.kind == WS_EV_PING || ev.kind == WS_EV_PONG) && ev.len > 125) abort();
+            uint64_t item[3] = {(uint64_t)ev.kind, (uint64_t)ev.status, (uint64_t)ev.len};
+            for (size_t i = 0; i < sizeof item; i++) digest = (digest ^ ((const uint8_t *)item)[i]) * 1099511628211ull;
+            for (size_t i = 0; i < ev.len; i++) digest = (digest ^ ev.data[i]) * 1099511628211ull;
+        }
+        off += piece;
+    }
+    return digest;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    /* The same events whatever way the stream is split into reads. */
+    if (feed_frames(data, size, 0) != feed_frames(data, size, 1) || feed_frames(data, size, 0) != feed_frames(data, size, 7))
+        abort();
+
     const uint8_t *p = data, *end = data + size;
     char *message = next_piece(&p, end);
     char *header = next_piece(&p, end);

@@ -5,7 +5,7 @@
 // HTTP/TCP and the `ws` client. Raw TCP is used wherever a client library would normalise the
 // request (path traversal attempts) or would not misbehave the way a test needs (a viewer that
 // never reads). The host binary comes from argv[2] or VOR_SERVER_HOST_BIN.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -38,12 +38,16 @@ export function captureBytes(bytes) {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts the server; resolves once it printed "READY <port>". */
-export async function startServer(args, env = {}) {
-  const child = spawn(HOST_BIN, ['--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+/**
+ * Starts the server; resolves once it printed "READY <port>". `nofile`: run it with that many
+ * file descriptors at most (`ulimit -n`, soft and hard).
+ */
+export async function startServer(args, env = {}, { nofile } = {}) {
+  const argv = ['--port', '0', ...args];
+  const child = nofile
+    ? spawn('/bin/sh', ['-c', `ulimit -n ${Number(nofile)} && exec "$0" "$@"`, HOST_BIN, ...argv],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+    : spawn(HOST_BIN, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
@@ -81,10 +85,13 @@ export async function startServer(args, env = {}) {
   };
 }
 
-/** Sends `request` verbatim on a fresh TCP connection; resolves with the parsed response. */
-export function rawHttp(port, request, timeoutMs = 5000 * SLOW) {
+/**
+ * Sends `request` verbatim on a fresh TCP connection; resolves with the parsed response.
+ * localAddress: the client's own address (any of 127.0.0.0/8 stands for another machine).
+ */
+export function rawHttp(port, request, timeoutMs = 5000 * SLOW, localAddress = undefined) {
   return new Promise((resolve, reject) => {
-    const sock = net.connect(port, '127.0.0.1');
+    const sock = net.connect({ port, host: '127.0.0.1', localAddress });
     const parts = [];
     const timer = setTimeout(() => { sock.destroy(); reject(new Error(`no response to ${JSON.stringify(request)}`)); }, timeoutMs);
     sock.on('data', (d) => parts.push(d));
@@ -107,16 +114,17 @@ export function rawHttp(port, request, timeoutMs = 5000 * SLOW) {
   });
 }
 
-export function get(port, pathText, extra = '') {
-  return rawHttp(port, `GET ${pathText} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${extra}\r\n`);
+export function get(port, pathText, extra = '', { localAddress, timeoutMs } = {}) {
+  return rawHttp(port, `GET ${pathText} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${extra}\r\n`,
+    timeoutMs ?? 5000 * SLOW, localAddress);
 }
 
 /**
  * A websocket viewer collecting everything: binary messages (concatenated) and text messages
  * (parsed JSON). `done` resolves at close with {code, reason, data, texts}.
  */
-export function viewer(url, { protocol = 'vor-capture', origin } = {}) {
-  const options = origin ? { origin } : {};
+export function viewer(url, { protocol = 'vor-capture', origin, localAddress } = {}) {
+  const options = { ...(origin ? { origin } : {}), ...(localAddress ? { localAddress } : {}) };
   const ws = protocol ? new WebSocket(url, protocol, options) : new WebSocket(url, options);
   const chunks = [];
   const texts = [];
@@ -142,10 +150,29 @@ export function viewer(url, { protocol = 'vor-capture', origin } = {}) {
   return { ws, opened, done, bytes: () => bytes, texts };
 }
 
+/**
+ * Milliseconds until a new viewer of `url` receives its first bytes (then it closes); rejects
+ * when it is refused instead.
+ */
+export async function firstBytesMs(url, { localAddress } = {}) {
+  const t0 = performance.now();
+  const v = viewer(url, { localAddress });
+  await withTimeout((async () => {
+    while (v.bytes() === 0) {
+      const done = await Promise.race([v.done, sleep(2).then(() => null)]);
+      if (done) throw new Error(`refused: ${done.code} ${done.reason}`);
+    }
+  })(), 5000, 'first bytes');
+  const ms = performance.now() - t0;
+  v.ws.close();
+  await v.done;
+  return ms;
+}
+
 /** A viewer that completes the websocket handshake and then never reads another byte. */
-export function stalledViewer(port, pathText) {
+export function stalledViewer(port, pathText, { localAddress } = {}) {
   return new Promise((resolve, reject) => {
-    const sock = net.connect(port, '127.0.0.1');
+    const sock = net.connect({ port, host: '127.0.0.1', localAddress });
     let head = Buffer.alloc(0);
     sock.on('error', () => {});
     sock.on('data', (d) => {
@@ -161,6 +188,15 @@ export function stalledViewer(port, pathText) {
       `Sec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
       'Sec-WebSocket-Protocol: vor-capture\r\n\r\n');
   });
+}
+
+/** Reads a paused socket again: resolves with everything it still had, once the server ended it. */
+export function drainUntilEnd(sock, ms, what = 'the server to end the connection') {
+  const seen = [];
+  sock.on('data', (d) => seen.push(d));
+  const ended = new Promise((r) => sock.on('end', r));
+  sock.resume();
+  return withTimeout(ended, ms, what).then(() => Buffer.concat(seen));
 }
 
 /**
@@ -234,4 +270,101 @@ export function withTimeout(promise, ms, what) {
     promise.finally(() => clearTimeout(timer)),
     new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms); }),
   ]);
+}
+
+const CLK_TCK = (() => {
+  try { return Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100; } catch { return 100; }
+})();
+
+/** CPU time (user + system, seconds) process `pid` has used so far (/proc/PID/stat). */
+export function cpuSeconds(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK; // utime (14), stime (15)
+}
+
+/** How many file descriptors this process may open (soft limit). */
+export function openFileLimit() {
+  const m = /Max open files\s+(\d+)/.exec(fs.readFileSync('/proc/self/limits', 'utf8'));
+  return m ? Number(m[1]) : 1024;
+}
+
+/**
+ * One websocket frame as a client would send it (or should not): opcode, payload, masked unless
+ * mask is false, FIN unless fin is false, rsv bits (0..7), and len16 to use the 16-bit length
+ * form whatever the size.
+ */
+export function wsFrame(opcode, payload, { mask = true, fin = true, rsv = 0, len16 = false } = {}) {
+  const body = Buffer.from(payload);
+  const head = [(fin ? 0x80 : 0) | (rsv << 4) | opcode];
+  const m = mask ? 0x80 : 0;
+  if (len16 || body.length > 125) {
+    if (body.length > 0xffff) throw new Error('wsFrame: 64-bit lengths not needed here');
+    head.push(m | 126, body.length >> 8, body.length & 0xff);
+  } else {
+    head.push(m | body.length);
+  }
+  if (!mask) return Buffer.concat([Buffer.from(head), body]);
+  const key = crypto.randomBytes(4);
+  return Buffer.concat([Buffer.from(head), key, Buffer.from(body.map((b, i) => b ^ key[i % 4]))]);
+}
+
+/**
+ * A websocket client on a raw socket, for frames the `ws` package would never send. Resolves
+ * once the server answered the upgrade with 101. frames: every frame the server sent, parsed
+ * ({opcode, payload}); closed: resolves when the TCP connection ends, with the close frame's
+ * code and reason (null when none came). The client answers nothing unless told to (send()),
+ * except a close frame, which it answers as a client should (answerClose: false to not).
+ */
+export function rawWebSocket(port, pathText, { localAddress, protocol = 'vor-capture', answerClose = true } = {}) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect({ port, host: '127.0.0.1', localAddress });
+    const frames = [];
+    let buf = Buffer.alloc(0);
+    let upgraded = false;
+    const timer = setTimeout(() => { sock.destroy(); reject(new Error('no answer to the upgrade')); }, 5000 * SLOW);
+    const closed = new Promise((done) => sock.on('close', () => {
+      const close = frames.find((f) => f.opcode === 8);
+      done({
+        code: close && close.payload.length >= 2 ? close.payload.readUInt16BE(0) : null,
+        reason: close ? close.payload.subarray(2).toString() : null,
+        frames,
+      });
+    }));
+    function parse() {
+      for (;;) {
+        if (buf.length < 2) return;
+        let len = buf[1] & 0x7f;
+        let at = 2;
+        if (len === 126) { if (buf.length < 4) return; len = buf.readUInt16BE(2); at = 4; }
+        else if (len === 127) { if (buf.length < 10) return; len = Number(buf.readBigUInt64BE(2)); at = 10; }
+        if (buf.length < at + len) return;
+        const frame = { opcode: buf[0] & 0x0f, fin: !!(buf[0] & 0x80), payload: buf.subarray(at, at + len) };
+        frames.push(frame);
+        buf = buf.subarray(at + len);
+        if (frame.opcode === 8 && answerClose) {
+          sock.write(wsFrame(8, frame.payload.subarray(0, 2)));
+          sock.end();
+        }
+      }
+    }
+    sock.on('error', () => {});
+    sock.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      if (!upgraded) {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        clearTimeout(timer);
+        const head = buf.subarray(0, end).toString('latin1');
+        buf = buf.subarray(end + 4);
+        upgraded = true;
+        if (!head.startsWith('HTTP/1.1 101')) { sock.destroy(); reject(new Error(`no upgrade: ${head}`)); return; }
+        resolve({ sock, frames, closed, send: (b) => sock.write(b) });
+      }
+      parse();
+    });
+    sock.write(`GET ${pathText} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: ${crypto.randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
+      (protocol ? `Sec-WebSocket-Protocol: ${protocol}\r\n` : '') + '\r\n');
+  });
 }

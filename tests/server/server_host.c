@@ -4,8 +4,9 @@
  * Does what the `vor` command does with the server (parse the arguments, install SIGINT and
  * SIGTERM handlers that call vor_server_request_stop(), run), plus what a test needs: it prints
  * "READY <port>" on stdout once listening (use --port 0 for an ephemeral port), and
- * VOR_TEST_MAX_VIEWERS / VOR_TEST_POLL_MS / VOR_TEST_STALL_MS override the viewer cap, the
- * growth poll period and the stalled-viewer timeout; VOR_TEST_DEFAULT_SITE sets the caller's
+ * VOR_TEST_MAX_VIEWERS / VOR_TEST_MAX_VIEWERS_PER_ADDRESS / VOR_TEST_POLL_MS / VOR_TEST_STALL_MS
+ * override the viewer cap, the per-address viewer cap, the growth poll period and the
+ * stalled-viewer timeout; VOR_TEST_DEFAULT_SITE sets the caller's
  * default site directory (what `vor` computes from its own location).
  * Exit status: vor_server_run()'s (0 after a clean stop), 2 for bad arguments.
  */
@@ -48,6 +49,9 @@ int main(int argc, char **argv)
     const char *mv = getenv("VOR_TEST_MAX_VIEWERS");
     if (mv)
         opts.max_viewers = atoi(mv);
+    const char *mva = getenv("VOR_TEST_MAX_VIEWERS_PER_ADDRESS");
+    if (mva)
+        opts.max_viewers_per_address = atoi(mva);
     const char *pm = getenv("VOR_TEST_POLL_MS");
     if (pm)
         opts.poll_interval_ms = atoi(pm);

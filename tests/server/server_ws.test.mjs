@@ -15,7 +15,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
-  MAGIC, SLOW, captureBytes, captureId, captureWithHeader, listCaptures, makeTmp, rawUpgrade, sleep, stalledViewer,
+  MAGIC, SLOW, captureBytes, captureId, captureWithHeader, drainUntilEnd, listCaptures, makeTmp, rawUpgrade, sleep, stalledViewer,
   startServer, viewer, withTimeout,
 } from './server_harness.mjs';
 
@@ -552,27 +552,25 @@ describe('a new run rewriting the followed file in place', () => {
 });
 
 describe('stalled viewers give their slot back', () => {
-  test('viewers that take nothing are closed after the stall timeout; others get their slots', async () => {
+  test('a viewer that takes nothing is closed after the stall timeout, its slot free at once', async () => {
     const dir = makeTmp('stall');
     fs.writeFileSync(path.join(dir, 'big.vor'), captureBytes(16 * 1024 * 1024));
-    const s = await startServer([dir], { VOR_TEST_MAX_VIEWERS: '2', VOR_TEST_STALL_MS: '500' });
+    const s = await startServer([dir], { VOR_TEST_MAX_VIEWERS: '1', VOR_TEST_STALL_MS: '500' });
     try {
       const id = await captureId(s, 'big.vor');
-      const t0 = performance.now();
-      const stalls = [await stalledViewer(s.port, `/capture/${id}`), await stalledViewer(s.port, `/capture/${id}`)];
-      const refused = await withTimeout(viewer(`${s.ws}/capture/${id}?follow=0`).done, 5000, 'refusal');
-      assert.equal(refused.code, 1013, 'both slots should be held at first');
-      // Stalled after 0.5 s; they cannot take the close frame either, so they are dropped
-      // SERVER_ERROR_CLOSE_TIMEOUT_S (5 s) later and their slots are free again.
-      let again;
-      while (performance.now() - t0 < 15000) {
-        again = await withTimeout(viewer(`${s.ws}/capture/${id}?follow=0`).done, 30000, 'a viewer');
-        if (again.code !== 1013) break;
-        await sleep(250);
-      }
-      assert.equal(again.code, 1000, `${again.code} ${again.reason}: the stalled viewers kept their slots`);
-      assert.equal(again.data.length, 16 * 1024 * 1024 + 8);
-      for (const sock of stalls) sock.destroy();
+      const stalled = await stalledViewer(s.port, `/capture/${id}`);
+      await sleep(1500); // stalled after 0.5 s: closed with 1008, which it cannot take yet
+      // Its slot is free already: a viewer gets the whole file (server_hostile.test.mjs covers
+      // a newcomer that arrives while the stalled viewer still holds it).
+      const next = await withTimeout(viewer(`${s.ws}/capture/${id}?follow=0`).done, 30000, 'a viewer');
+      assert.equal(next.code, 1000, `${next.code} ${next.reason}`);
+      assert.equal(next.data.length, 16 * 1024 * 1024 + 8);
+      // Reading again, the stalled viewer finds the rest of what was sent, the close frame, and
+      // the end of the connection (SERVER_ERROR_CLOSE_TIMEOUT_S, 5 s, after the close).
+      const all = await drainUntilEnd(stalled, 10000, 'the server to end the stalled connection');
+      assert.ok(all.length < 16 * 1024 * 1024, 'it was not sent the whole capture');
+      assert.ok(all.includes(Buffer.from('viewer stalled: took no data for 500 ms')), 'close reason');
+      stalled.destroy();
     } finally {
       assert.equal((await s.stop()).code, 0);
       fs.rmSync(dir, { recursive: true, force: true });
@@ -618,7 +616,7 @@ describe('limits and stopping', () => {
   test('beyond the viewer cap a connection is refused with 1013, and a freed slot is reusable', async () => {
     const dir = makeTmp('cap');
     fs.writeFileSync(path.join(dir, 'c.vor'), captureBytes(100));
-    const s = await startServer([dir], { VOR_TEST_MAX_VIEWERS: '3' });
+    const s = await startServer([dir], { VOR_TEST_MAX_VIEWERS: '3', VOR_TEST_MAX_VIEWERS_PER_ADDRESS: '3' });
     try {
       const id = await captureId(s, 'c.vor');
       const held = [0, 1, 2].map(() => viewer(`${s.ws}/capture/${id}`));

@@ -6,7 +6,8 @@
  * with plain sockets, and stops on vor_server_request_stop() called from this thread. Under
  * ASan/LSan (VOR_SANITIZE=address) the process exit also proves that every run freed its memory.
  * Also: bad options return 2, a busy port returns 1, a stop requested before the run returns 0,
- * and the caller's default site directory is used unless site_dir (--site) is given.
+ * the caller's default site directory is used unless site_dir (--site) is given, and running
+ * out of file descriptors makes the server back off instead of spinning.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,11 +16,15 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -286,6 +291,107 @@ static void test_busy_port_returns_1(void **state)
     close(fd);
 }
 
+/* Connects a non-blocking socket to the server (the kernel completes the handshake whether or
+ * not the server accepts). */
+static int connect_nonblocking(int port)
+{
+    struct sockaddr_in sa;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    fcntl(fd, F_SETFL, O_NONBLOCK);
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 && errno != EINPROGRESS) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Reads the answer to a GET sent on fd; returns the HTTP status, or -1 after timeout_s. */
+static int request_status(int fd, double timeout_s)
+{
+    static const char req[] = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    char buf[256];
+    size_t got = 0;
+    double end = now_s() + timeout_s;
+    struct pollfd p = {fd, POLLOUT, 0};
+    if (poll(&p, 1, (int)(timeout_s * 1000)) != 1 || write(fd, req, sizeof req - 1) != (ssize_t)(sizeof req - 1))
+        return -1;
+    while (got < 12 && now_s() < end) {
+        p.events = POLLIN;
+        if (poll(&p, 1, 100) == 1) {
+            ssize_t k = read(fd, buf + got, sizeof buf - 1 - got);
+            if (k <= 0)
+                break;
+            got += (size_t)k;
+        }
+    }
+    buf[got] = '\0';
+    int status = -1;
+    return sscanf(buf, "HTTP/1.1 %d", &status) == 1 ? status : -1;
+}
+
+/*
+ * When accept() runs out of descriptors the server must not spin (libwebsockets' own listener
+ * retried at once, forever: 100% CPU), and must serve again once descriptors are back. The
+ * process's descriptor limit is lowered after the server started (so its budget cannot foresee
+ * it) and every descriptor left is taken; the server thread's CPU time is measured meanwhile.
+ */
+static void test_out_of_descriptors_backs_off_without_spinning(void **state)
+{
+    (void)state;
+    enum { CLIENTS = 16, HOG_MAX = 4096 };
+    static int hog[HOG_MAX];
+    int clients[CLIENTS], n_hog = 0, served = 0;
+    struct rlimit old, low;
+    clockid_t cpu;
+    struct timespec c0, c1;
+
+    run r;
+    start(&r, site);
+    assert_true(r.port > 0);
+    assert_int_equal(pthread_getcpuclockid(r.thread, &cpu), 0);
+    for (int i = 0; i < CLIENTS; i++)
+        clients[i] = socket(AF_INET, SOCK_STREAM, 0); /* descriptors for later, taken now */
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    low = old;
+    low.rlim_cur = 256;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    while (n_hog < HOG_MAX && (hog[n_hog] = open("/dev/null", O_RDONLY)) >= 0)
+        n_hog++;
+    for (int i = 0; i < CLIENTS; i++) { /* reuse the reserved descriptors for the connections */
+        close(clients[i]);
+        clients[i] = connect_nonblocking(r.port);
+    }
+    usleep(200 * 1000); /* the server meets EMFILE */
+    clock_gettime(cpu, &c0);
+    double t0 = now_s();
+    usleep(1000 * 1000);
+    clock_gettime(cpu, &c1);
+    double wall = now_s() - t0;
+    double used = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9;
+    while (n_hog > 0)
+        close(hog[--n_hog]);
+    setrlimit(RLIMIT_NOFILE, &old);
+    for (int i = 0; i < CLIENTS; i++)
+        if (clients[i] >= 0 && request_status(clients[i], 5.0) == 200)
+            served++;
+    for (int i = 0; i < CLIENTS; i++)
+        if (clients[i] >= 0)
+            close(clients[i]);
+    vor_server_request_stop();
+    assert_int_equal(finish(&r), 0);
+    printf("# out of descriptors: server thread used %.1f%% of a CPU for %.2f s; %d of %d queued "
+           "clients served once descriptors were back\n", 100.0 * used / wall, wall, served, CLIENTS);
+    if (used > 0.05 * wall)
+        fail_msg("the server thread used %.2f s of CPU in %.2f s while out of descriptors", used, wall);
+    assert_int_equal(served, CLIENTS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_bad_options_return_2),
         cmocka_unit_test(test_busy_port_returns_1),
         cmocka_unit_test(test_default_site_dir_and_site_override),
+        cmocka_unit_test(test_out_of_descriptors_backs_off_without_spinning),
     };
     return cmocka_run_group_tests_name("server lifecycle", tests, make_site, remove_site);
 }

@@ -118,9 +118,17 @@ test('corrupt and foreign input give an error naming the problem', async () => {
   assert.match(r.error, /not a vor capture/);
   assert.equal(decoder.push(bytes).error, r.error); // stays in the error state until reset
   decoder.reset();
+  const badHeader = Uint8Array.from(bytes);
+  badHeader[30] ^= 0xff; // inside the header body
+  assert.match(decodeAll(decoder, [badHeader]).error, /header check value does not match/);
+  // A damaged record (format 1.1) costs that record only: no error, reported by damage().
+  decoder.reset();
   const damaged = Uint8Array.from(bytes);
   damaged[Math.floor(damaged.length / 2)] ^= 0xff;
   const out = decodeAll(decoder, [damaged]);
-  assert.match(out.error, /corrupt|malformed/);
-  assert.ok(out.frames.length < reference.length);
+  assert.equal(out.error, undefined);
+  assert.equal(out.frames.length, reference.length - 1);
+  const { count, reports } = decoder.damage();
+  assert.equal(count, 1);
+  assert.match(reports[0], /^damaged record at byte \d+ \(\d+ bytes skipped\): /);
 });

@@ -5,10 +5,13 @@
 //   const decoder = await createCaptureDecoder();
 //   const { declarations, frames, error } = decoder.push(bytes);   // bytes: the next part of a .vor file
 //   decoder.reset();                                               // a new file
+//   const { count, reports } = decoder.damage();                   // damaged records skipped so far
 //
 // push() takes bytes cut anywhere and returns what they completed: declarations (JSON text,
 // to apply before the frames) and frame views (Uint8Array copies, docs/FORMAT.md). `error`
-// means the stream cannot be read from that point on.
+// means the stream cannot be read from that point on. A damaged record is not an error: the
+// reader skips it and reads on (docs/FORMAT.md section 3.2); damage() says how many were skipped
+// and describes each ("damaged record at byte N (M bytes skipped): problem", the first 64).
 import createVorDecoder from './vor_decoder.mjs';
 
 // `moduleOptions` go to the Emscripten module (e.g. { wasmBinary } where fetch is not
@@ -54,5 +57,12 @@ export async function createCaptureDecoder(moduleOptions = {}) {
     return m._vor_wasm_decoder_finished(handle) === 1;
   }
 
-  return { push, reset, finished };
+  function damage() {
+    const count = m._vor_wasm_decoder_damage_count(handle);
+    const reports = [];
+    for (let i = 0; i < Math.min(count, 64); i++) reports.push(m.UTF8ToString(m._vor_wasm_decoder_damage(handle, i)));
+    return { count, reports };
+  }
+
+  return { push, reset, finished, damage };
 }

@@ -8,6 +8,12 @@
  * what it declares first (or nothing) and its view. JS copies them out before the next
  * push. Memory is bounded: input chunks are at most DECODER_CHUNK_BYTES, the reader
  * bounds what it holds, and the output buffers are reused from push to push.
+ *
+ * Damaged records (format 1.1) are skipped by the reader, which reads on; the decoder
+ * counts them and describes each (vor_wasm_decoder_damage_count / _damage) so the page
+ * can say so. Ids whose declarations were lost are not declared here: the panel names
+ * them "site N" / "thread N" itself, and a column with a value comes as "column N" from
+ * the reader, replaced when its declaration arrives (so a name change is sent too).
  */
 #if defined(__EMSCRIPTEN__)
 
@@ -36,18 +42,23 @@ typedef struct vor_wasm_decoder {
     uint32_t n_frames, frames_capacity;
     uint32_t columns_sent, sites_sent;
     int clock_sent;
-    char **column_units; /* the unit last declared per column */
-    uint32_t column_units_capacity;
+    char **column_names, **column_units; /* the name and unit last declared per column */
+    uint32_t column_capacity;
+    char damage_text[300];
     thread_table threads; /* threads declared, by id (thread_table.h) */
     vor_declarations_json declarations;
     char error[1300];
 } vor_wasm_decoder;
 
 static void forget_names(vor_wasm_decoder *d) {
-    for (uint32_t i = 0; i < d->column_units_capacity; i++) free(d->column_units[i]);
+    for (uint32_t i = 0; i < d->column_capacity; i++) {
+        free(d->column_names[i]);
+        free(d->column_units[i]);
+    }
+    free(d->column_names);
     free(d->column_units);
-    d->column_units = NULL;
-    d->column_units_capacity = 0;
+    d->column_names = d->column_units = NULL;
+    d->column_capacity = 0;
     thread_table_clear(&d->threads);
     d->columns_sent = d->sites_sent = 0;
     d->clock_sent = 0;
@@ -94,18 +105,31 @@ EMSCRIPTEN_KEEPALIVE uint32_t vor_wasm_decoder_chunk_capacity(void) {
     return DECODER_CHUNK_BYTES;
 }
 
-static int unit_changed(vor_wasm_decoder *d, uint32_t id, const char *unit) {
-    if (id >= d->column_units_capacity) {
-        uint32_t cap = d->column_units_capacity ? d->column_units_capacity : 64;
-        while (cap <= id) cap *= 2;
-        char **p = realloc(d->column_units, cap * sizeof *p);
-        if (p == NULL) return 1;
-        memset(p + d->column_units_capacity, 0, (cap - d->column_units_capacity) * sizeof *p);
-        d->column_units = p;
-        d->column_units_capacity = cap;
-    }
-    if (d->column_units[id] && strcmp(d->column_units[id], unit) == 0) return 0;
+static int grow_columns(vor_wasm_decoder *d, uint32_t id) {
+    if (id < d->column_capacity) return 1;
+    uint32_t cap = d->column_capacity ? d->column_capacity : 64;
+    while (cap <= id) cap *= 2;
+    char **names = realloc(d->column_names, cap * sizeof *names);
+    if (names == NULL) return 0;
+    d->column_names = names;
+    char **units = realloc(d->column_units, cap * sizeof *units);
+    if (units == NULL) return 0;
+    d->column_units = units;
+    memset(names + d->column_capacity, 0, (cap - d->column_capacity) * sizeof *names);
+    memset(units + d->column_capacity, 0, (cap - d->column_capacity) * sizeof *units);
+    d->column_capacity = cap;
+    return 1;
+}
+
+/* 1 if column `id` was not yet sent with this name and unit (it is recorded as sent). */
+static int column_changed(vor_wasm_decoder *d, uint32_t id, const char *name, const char *unit) {
+    if (!grow_columns(d, id)) return 1;
+    if (d->column_names[id] && d->column_units[id] && strcmp(d->column_names[id], name) == 0 &&
+        strcmp(d->column_units[id], unit) == 0)
+        return 0;
+    free(d->column_names[id]);
     free(d->column_units[id]);
+    d->column_names[id] = strdup(name);
     d->column_units[id] = strdup(unit);
     return 1;
 }
@@ -115,7 +139,7 @@ static void declare(vor_wasm_decoder *d, const vor_reader_frame *f) {
     vor_reader *r = d->reader;
     for (uint32_t v = 0; v < f->n_values; v++) {
         const vor_reader_column *c = vor_reader_get_column(r, f->values[v].column_id);
-        if (c && unit_changed(d, c->id, c->unit))
+        if (c && column_changed(d, c->id, c->name, c->unit))
             vor_declarations_column(&d->declarations, c->id, c->name, c->unit, c->is_system);
     }
     uint32_t sites = vor_reader_site_count(r);
@@ -134,8 +158,8 @@ static void declare(vor_wasm_decoder *d, const vor_reader_frame *f) {
     for (uint32_t t = 0; t < f->n_threads; t++) {
         uint32_t id = f->threads[t].thread_id;
         const vor_reader_thread *th = vor_reader_get_thread(r, id);
-        const char *name = th && th->name ? th->name : "";
-        if (!thread_table_seen(&d->threads, id, name)) vor_declarations_thread(&d->declarations, id, name);
+        if (th == NULL) continue; /* never declared: the panel names it "thread N" */
+        if (!thread_table_seen(&d->threads, id, th->name)) vor_declarations_thread(&d->declarations, id, th->name);
     }
 }
 
@@ -214,6 +238,23 @@ EMSCRIPTEN_KEEPALIVE const char *vor_wasm_decoder_error(vor_wasm_decoder *d) {
 
 EMSCRIPTEN_KEEPALIVE int vor_wasm_decoder_finished(vor_wasm_decoder *d) {
     return vor_reader_finished(d->reader);
+}
+
+/* Damaged records skipped so far (format 1.1; the capture reads on after each). */
+EMSCRIPTEN_KEEPALIVE uint32_t vor_wasm_decoder_damage_count(vor_wasm_decoder *d) {
+    uint64_t n = vor_reader_damage_count(d->reader);
+    return n > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)n;
+}
+
+/* "damaged record at byte N (M bytes skipped): problem" for damaged record i (the first
+ * VOR_READER_MAX_DAMAGE_REPORTS are described), or "" (valid until the next call). */
+EMSCRIPTEN_KEEPALIVE const char *vor_wasm_decoder_damage(vor_wasm_decoder *d, uint32_t i) {
+    vor_reader_damage damage;
+    d->damage_text[0] = '\0';
+    if (vor_reader_get_damage(d->reader, i, &damage))
+        snprintf(d->damage_text, sizeof d->damage_text, "damaged record at byte %llu (%llu bytes skipped): %s",
+                 (unsigned long long)damage.offset, (unsigned long long)damage.length, damage.problem);
+    return d->damage_text;
 }
 
 #endif /* __EMSCRIPTEN__ */

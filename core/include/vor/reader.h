@@ -19,6 +19,15 @@
  * Calling it again later picks up records that were appended meanwhile: the same loop
  * reads a finished capture (stop at NOTHING_YET) or tails a live one (sleep and retry).
  *
+ * A damaged record (format 1.1) is not an error: the reader skips it, reports it through
+ * vor_reader_damage_count / vor_reader_get_damage (offset, bytes skipped, what was wrong)
+ * and reads on from the next intact record, so damage costs that record only. Names whose
+ * declarations were lost that way: a column with a value is given the name "column N"
+ * (vor_reader_get_column never returns NULL for a column of a value); sites and threads
+ * stay undeclared (NULL) and every consumer names them "site N" / "thread N". 1.0
+ * captures cannot be resynchronised (each record depends on the ones before): there,
+ * damage is an error, as it always was.
+ *
  * A reader can also be fed bytes instead of reading a file (vor_reader_open_memory and
  * vor_reader_feed): the browser panel decodes websocket streams and dropped files this
  * way with this same code compiled to wasm.
@@ -26,8 +35,9 @@
  * Safety: no input can make the reader crash, loop forever or allocate without bound.
  * Times it returns are such that start + duration never overflows int64.
  * Records are limited to VOR_READER_MAX_RECORD_BYTES, declarations to the limits below;
- * anything beyond is reported as an error naming the byte offset. After an error the
- * reader stays in the error state.
+ * ids that are only used, never declared, size nothing. Errors (a bad header, an I/O
+ * error, out of memory, any damage in a 1.0 capture) name the byte offset; after an
+ * error the reader stays in the error state.
  *
  * The format is specified in docs/FORMAT.md. Not thread-safe: one reader per thread.
  */
@@ -51,7 +61,7 @@ extern "C" {
 /* The format version this reader writes and reads. It reads any 1.x capture (newer minor
  * versions only add things an older reader may skip) and refuses 2.0 and later. */
 #define VOR_FORMAT_VERSION_MAJOR 1
-#define VOR_FORMAT_VERSION_MINOR 0
+#define VOR_FORMAT_VERSION_MINOR 1
 
 typedef struct vor_reader vor_reader;
 
@@ -188,8 +198,16 @@ VOR_API vor_reader *vor_reader_open_memory(void);
 
 /* Appends bytes to a memory reader. Returns 1, or 0 if they were not taken: this is not a
  * memory reader, it is in the error state, or more than VOR_READER_MAX_RECORD_BYTES +
- * 1 MiB would be waiting undecoded (read frames, then feed the rest). */
+ * 1 MiB would be waiting undecoded (read frames, then feed the rest). Bytes fed after
+ * the end record was read are accepted and dropped (nothing after it is read). */
 VOR_API int vor_reader_feed(vor_reader *r, const void *bytes, size_t n);
+
+/* Bounds what one frame costs: a frame listing more than `max` scopes (ended and open, all
+ * threads) is an error naming the frame ("... more than N scopes, the limit set for this
+ * reader") instead of an array of 32 bytes per scope (a 64 MiB record, a few hundred KB
+ * compressed, can list 16 million). 0, the default, leaves the record size as the only
+ * bound. Call it before reading frames. */
+VOR_API void vor_reader_set_max_frame_scopes(vor_reader *r, uint64_t max);
 
 /* Reads the next frame (see the introduction). */
 VOR_API vor_read_status vor_reader_next(vor_reader *r, vor_reader_frame *frame);
@@ -205,13 +223,15 @@ VOR_API const char *vor_reader_error(const vor_reader *r);
 VOR_API const vor_reader_info *vor_reader_get_info(const vor_reader *r);
 
 /* Columns declared so far (system ones from the header, user ones as records declare
- * them). Ids are dense from 0; NULL for an id not declared (yet). */
+ * them, "column N" for one with a value whose declarations were lost). NULL for an id
+ * not declared (yet); never for the column of a value in a frame read. */
 VOR_API uint32_t vor_reader_column_count(const vor_reader *r);
 VOR_API const vor_reader_column *vor_reader_get_column(const vor_reader *r, uint32_t id);
 /* Number of system columns (ids 0 .. n-1, declared in the header; column 0 is frame_ms). */
 VOR_API uint32_t vor_reader_system_column_count(const vor_reader *r);
 
-/* Scope sites and threads declared so far; NULL for an unknown id. */
+/* Scope sites and threads declared so far; NULL for an id never declared (name it
+ * "site N" / "thread N"; docs/FORMAT.md §4.1). */
 VOR_API uint32_t vor_reader_site_count(const vor_reader *r); /* highest id declared */
 VOR_API const vor_reader_site *vor_reader_get_site(const vor_reader *r, uint32_t id);
 VOR_API const vor_reader_thread *vor_reader_get_thread(const vor_reader *r, uint32_t id);
@@ -236,7 +256,7 @@ VOR_API int vor_reader_get_damage(const vor_reader *r, uint32_t i, vor_reader_da
 /* 1 once the capture's end record was read (the writer finished it properly). */
 VOR_API int vor_reader_finished(const vor_reader *r);
 
-/* Bytes of the input consumed by complete records (and the header). */
+/* Bytes of the input consumed: the header, complete records and damage skipped. */
 VOR_API uint64_t vor_reader_offset(const vor_reader *r);
 
 /* Closes the file (if any) and frees everything. NULL is fine. */
