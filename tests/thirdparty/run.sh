@@ -93,16 +93,8 @@ outputs)
     check_trace "$out/live.json"
     "$VOR" export "$out/run.vor" --format chrome -o "$out/export.json"
     # README: the export of a capture is the very bytes VOR_TRACE wrote in the same run, so
-    # the check of the live trace holds for it too. (In wasm the live trace names the process
-    # "vor (WebAssembly)" and the capture "program", issue 10's one-process-name point: that
-    # line is left out of the comparison.)
-    if [ "$flavour" = native ]; then
-        cmp "$out/live.json" "$out/export.json"
-    else
-        grep -v '"name":"process_name"' "$out/live.json" > "$out/live.cmp"
-        grep -v '"name":"process_name"' "$out/export.json" > "$out/export.cmp"
-        cmp "$out/live.cmp" "$out/export.cmp"
-    fi
+    # the check of the live trace holds for it too.
+    cmp "$out/live.json" "$out/export.json"
     "$VOR" export "$out/run.vor" --format folded -o "$out/folded.txt"
     "$VOR" flamegraph "$out/run.vor" -o "$out/flame.svg"
     "$VOR" summary "$out/run.vor" --json --top 50 > "$out/summary.json"
