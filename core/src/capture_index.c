@@ -5,9 +5,11 @@
  * max_entries: neighbours merge when full), the snapshots (bounded by a budget: every
  * other one goes when full), the header copy and the reader's own (bounded) state.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture_format.h"
 #include "capture_index.h"
@@ -31,7 +33,7 @@ struct vor_capture_index {
     vor_reader *reader;
     int memory;
     char error[1300];
-    uint32_t max_entries, count, stride, last_frames;
+    uint32_t max_entries, capacity, count, stride, last_frames;
     uint64_t frames;
     uint64_t *offset, *index;
     int64_t *start;
@@ -68,21 +70,8 @@ vor_capture_index *vor_capture_index_open(const char *path, uint32_t max_entries
     ix->memory = path == NULL;
     ix->reader = path ? vor_reader_open(path, err, err_capacity) : vor_reader_open_memory();
     ix->pending_header.max_capacity = VOR_CAPTURE_MAX_HEADER_BODY + 64;
-    size_t e = ix->max_entries;
-    ix->offset = malloc(e * sizeof *ix->offset);
-    ix->index = malloc(e * sizeof *ix->index);
-    ix->start = malloc(e * sizeof *ix->start);
-    ix->min = malloc(e * sizeof *ix->min);
-    ix->max = malloc(e * sizeof *ix->max);
-    ix->sum = malloc(e * sizeof *ix->sum);
-    ix->nframes = malloc(e * sizeof *ix->nframes);
-    ix->flame = malloc(e * sizeof *ix->flame);
-    if (!ix->reader || !ix->offset || !ix->index || !ix->start || !ix->min || !ix->max || !ix->sum || !ix->nframes ||
-        !ix->flame) {
-        if (ix->reader == NULL && path && err && err[0]) { /* the reader said why */
-        } else if (err && err_capacity) {
-            snprintf(err, err_capacity, "out of memory");
-        }
+    if (!ix->reader) { /* the reader said why */
+        if (!path && err && err_capacity) snprintf(err, err_capacity, "out of memory");
         vor_capture_index_close(ix);
         return NULL;
     }
@@ -137,6 +126,30 @@ static int keep_header(vor_capture_index *ix) {
         memcpy(ix->header, p, n);
     }
     ix->header_size = n;
+    return 1;
+}
+
+/* Room for one more entry: the arrays grow (doubling) up to max_entries. */
+static int entry_room(vor_capture_index *ix) {
+    if (ix->count < ix->capacity) return 1;
+    uint32_t cap = ix->capacity ? ix->capacity * 2 : 1024;
+    if (cap > ix->max_entries) cap = ix->max_entries;
+#define GROW(field)                                                     \
+    do {                                                                \
+        void *p = realloc(ix->field, (size_t)cap * sizeof *ix->field); \
+        if (p == NULL) return 0;                                        \
+        ix->field = p;                                                  \
+    } while (0)
+    GROW(offset);
+    GROW(index);
+    GROW(start);
+    GROW(min);
+    GROW(max);
+    GROW(sum);
+    GROW(nframes);
+    GROW(flame);
+#undef GROW
+    ix->capacity = cap;
     return 1;
 }
 
@@ -207,7 +220,7 @@ static int take_snapshot(vor_capture_index *ix) {
     return 1;
 }
 
-static void add_frame(vor_capture_index *ix, const vor_reader_frame *f) {
+static int add_frame(vor_capture_index *ix, const vor_reader_frame *f) {
     float d = (float)f->duration_ns;
     if (ix->count > 0 && ix->last_frames < ix->stride) {
         uint32_t e = ix->count - 1;
@@ -217,9 +230,10 @@ static void add_frame(vor_capture_index *ix, const vor_reader_frame *f) {
         ix->nframes[e]++;
         ix->flame[e] += f->has_flame ? 1u : 0u;
         ix->last_frames++;
-        return;
+        return 1;
     }
     if (ix->count == ix->max_entries) coarsen(ix);
+    if (!entry_room(ix)) return 0;
     uint32_t e = ix->count++;
     ix->offset[e] = vor_reader_frame_offset(ix->reader);
     ix->index[e] = f->index;
@@ -228,6 +242,7 @@ static void add_frame(vor_capture_index *ix, const vor_reader_frame *f) {
     ix->nframes[e] = 1;
     ix->flame[e] = f->has_flame ? 1u : 0u;
     ix->last_frames = 1;
+    return 1;
 }
 
 int vor_capture_index_step(vor_capture_index *ix, uint32_t max_frames) {
@@ -246,7 +261,7 @@ int vor_capture_index_step(vor_capture_index *ix, uint32_t max_frames) {
         vor_read_status st = vor_reader_next(ix->reader, &f);
         if (st == VOR_READ_ERROR) return index_fail(ix, vor_reader_error(ix->reader));
         if (st == VOR_READ_NOTHING_YET) break;
-        add_frame(ix, &f);
+        if (!add_frame(ix, &f)) return index_fail(ix, "out of memory");
         ix->frames++;
         done++;
         if (ix->frames % ix->snap_every == 0 && !take_snapshot(ix)) return index_fail(ix, "out of memory");
@@ -289,8 +304,24 @@ const uint8_t *vor_capture_index_header(const vor_capture_index *ix, size_t *n) 
     return ix->header;
 }
 
+long vor_capture_index_pread(const vor_capture_index *ix, void *buf, size_t n, uint64_t offset) {
+    if (ix->memory || ix->reader->fd < 0) {
+        errno = EBADF;
+        return -1;
+    }
+    size_t done = 0;
+    while (done < n) {
+        ssize_t got = pread(ix->reader->fd, (uint8_t *)buf + done, n - done, (off_t)(offset + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return -1;
+        if (got == 0) break;
+        done += (size_t)got;
+    }
+    return (long)done;
+}
+
 size_t vor_capture_index_memory(const vor_capture_index *ix) {
-    return (size_t)ix->max_entries * (3 * 8 + 5 * 4) + ix->snaps_capacity * sizeof(snapshot) +
+    return (size_t)ix->capacity * (3 * 8 + 5 * 4) + ix->snaps_capacity * sizeof(snapshot) +
            ix->values_capacity * sizeof(snapshot_value) + ix->header_size + ix->pending_header.capacity;
 }
 

@@ -8,8 +8,8 @@
  * the first frame's index and start, and the frame times of the entry's frames (minimum,
  * maximum, sum) with how many frames it covers and how many carry scopes. An entry covers
  * `stride` consecutive frames: one while the capture has at most `max_entries` frames; past
- * that, neighbouring entries merge in pairs (stride doubles), so memory stays at
- * max_entries entries (44 bytes each) whatever the capture's length, and the maximum of
+ * that, neighbouring entries merge in pairs (stride doubles), so memory stays within
+ * max_entries entries (44 bytes each; the arrays grow as needed) whatever the capture's length, and the maximum of
  * every frame time survives in its entry (a spike is never lost, only located less
  * finely; the frames themselves are read from the file).
  *
@@ -76,6 +76,9 @@ VOR_HIDDEN const vor_reader *vor_capture_index_reader(const vor_capture_index *i
 VOR_HIDDEN int vor_capture_index_random_access(const vor_capture_index *ix);
 /* The capture's header bytes (NULL before it was read). */
 VOR_HIDDEN const uint8_t *vor_capture_index_header(const vor_capture_index *ix, size_t *n);
+/* File input: reads n bytes at `offset` of the file indexed (as pread(2): the count read, -1
+ * with errno set). Memory input: -1. */
+VOR_HIDDEN long vor_capture_index_pread(const vor_capture_index *ix, void *buf, size_t n, uint64_t offset);
 /* Bytes held: entries, snapshots, the header copy (not the reader's own window). */
 VOR_HIDDEN size_t vor_capture_index_memory(const vor_capture_index *ix);
 
