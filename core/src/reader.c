@@ -30,7 +30,7 @@
 #define MEMORY_SLACK_BYTES (1024u * 1024u)
 /* Skipping scopes, the decoded bytes of a record first looked at: the frame's fields,
  * declarations and values fit in them unless the record declares a lot. */
-#define SKIP_FLAME_PREFIX_BYTES 4096u
+#define SKIP_FLAME_PREFIX_BYTES 512u
 
 void vor_reader_fail(vor_reader *r, uint64_t at, const char *fmt, ...) {
     char detail[512];
