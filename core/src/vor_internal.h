@@ -29,7 +29,7 @@
 #define VOR_MAX_MAX_THREADS 1024u
 #define VOR_DEFAULT_MAX_FRAME_SCOPES 262144u
 #define VOR_MAX_MAX_FRAME_SCOPES 16777216u
-#define VOR_THREAD_NAME_BYTES 64u
+#define VOR_THREAD_NAME_BYTES (VOR_MAX_THREAD_NAME_BYTES + 1u) /* with its NUL */
 /* The format's limit (FORMAT.md §2): Linux's 5 columns leave 27 for GPU rows (gpu.h). */
 #define VOR_SYSTEM_COLUMNS_MAX 32u
 
@@ -64,6 +64,16 @@ VOR_HIDDEN void vor_log_each(vor_log_item item, const char *detail_fmt, ...)
 VOR_HIDDEN void vor_log_n(vor_log_item item, uint64_t n);
 /* Forgets which items were reported and their counts (a new session). */
 VOR_HIDDEN void vor_log_reset(void);
+
+/* ---- fork() hooks (called by session.c's pthread_atfork handlers, in its order) ------- */
+
+VOR_HIDDEN void vor_log_fork(vor_fork_phase phase);
+VOR_HIDDEN void vor_threads_fork(vor_fork_phase phase);     /* thread_registry.c */
+VOR_HIDDEN void vor_sites_fork(vor_fork_phase phase);       /* sites.c */
+VOR_HIDDEN void vor_columns_fork(vor_fork_phase phase);     /* columns.c */
+VOR_HIDDEN void vor_frame_ring_fork(vor_fork_phase phase);  /* frame_ring.c */
+VOR_HIDDEN void vor_frame_stats_fork(vor_fork_phase phase); /* frame_stats.c */
+VOR_HIDDEN void vor_system_fork(vor_fork_phase phase);      /* system_metrics_<platform>.c */
 
 /* ---- Thread buffers (thread_buffer.c) ---------------------------------------------- */
 
@@ -250,8 +260,9 @@ VOR_HIDDEN void vor_consumers_forget_all(void);
 /* The browser's DevTools sink (wasm/src/browser_sink.c), opened at session start. */
 VOR_HIDDEN void vor_browser_sink_open(void);
 
-/* Opens the outputs the environment asks for (VOR_RECORD, VOR_TRACE, ...). */
-VOR_HIDDEN void vor_outputs_open_from_environment(void);
+/* Opens the outputs the environment asks for (VOR_RECORD, VOR_TRACE, ...); returns the
+ * number of files it opened. */
+VOR_HIDDEN int vor_outputs_open_from_environment(void);
 
 /* ---- Session (session.c) ------------------------------------------------------------ */
 

@@ -37,7 +37,11 @@ mergeInto(LibraryManager.library, {
         if (id === 1) {
           for (var n = leb(); n > 0 && p < end; n--) {
             var index = leb(), length = leb();
-            names.set(index, decoder.decode(b.subarray(p, p + length)));
+            // Emscripten (3.1.6) makes the section's names unique by appending ".1", ".2", ... to the
+            // second and later functions of one name (static functions of the same name in
+            // several files, a header's static inline helpers): C and C++ names have no "."
+            // of their own, so the source name is what precedes it, as natively.
+            names.set(index, decoder.decode(b.subarray(p, p + length)).replace(/\.\d+$/, ''));
             p += length;
           }
         }

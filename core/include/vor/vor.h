@@ -87,7 +87,8 @@ VOR_API const char *vor_version_string(void);
  * reported (they are few, and each names a different variable). */
 #define VOR_LOG_ITEMS(X)                                                                                 \
     X(NAME_NULL, WARNING, "a NULL name was passed; the call was ignored")                              \
-    X(NAME_TOO_LONG, WARNING, "a name longer than 255 bytes was cut at a character boundary")         \
+    X(NAME_TOO_LONG, WARNING,                                                                          \
+      "a name longer than 255 bytes (63 for a thread name) was cut at a character boundary")           \
     X(VALUE_NOT_FINITE, INFO, "a metric value was NaN or infinite; it is recorded as given")           \
     X(THREAD_BUFFER_FULL, WARNING,                                                                     \
       "a thread ended more scopes between two frame marks than its buffer holds; the excess was "      \
@@ -130,10 +131,12 @@ typedef enum vor_log_item {
 typedef enum vor_log_level { VOR_LOG_LEVEL_ERROR = 0, VOR_LOG_LEVEL_WARNING = 1, VOR_LOG_LEVEL_INFO = 2 } vor_log_level;
 
 /* A logger receives each item the first time it occurs in a session. `message` is the
- * item's text, possibly followed by details (a path, a value), without a newline. It may
- * be called from any thread that triggered the item, but never twice at once, sometimes
- * from inside vor_frame_mark. It may call vor functions (those that would wait for the
- * frame mark, such as vor_shutdown, then do nothing) and may even exit(). */
+ * item's text, possibly followed by details (a path, a value), without a newline. It is
+ * called on the thread that triggered the item, never twice at once, and never while vor
+ * holds a lock: an item raised inside a vor call that holds one (vor_frame_mark, say) is
+ * reported when the call has done its work, just before it returns. So it may call any
+ * vor function and may exit(): a normal exit finishes every output. Items the logger
+ * itself triggers are counted, and reported at their next occurrence outside it. */
 typedef struct vor_logger {
     void (*func)(void *user_data, vor_log_level level, vor_log_item item, const char *message);
     void *user_data;
@@ -147,6 +150,7 @@ VOR_API uint64_t vor_log_count(vor_log_item item);
 /* Fixed capacities (compile-time): */
 #define VOR_MAX_DEPTH 256             /* open scopes per thread; deeper ones are dropped */
 #define VOR_MAX_NAME_BYTES 255        /* longer names are cut at a character boundary */
+#define VOR_MAX_THREAD_NAME_BYTES 63  /* the same for thread names */
 #define VOR_MAX_USER_COLUMNS 256      /* user metrics per session */
 #define VOR_MAX_SITES 65536           /* distinct scope sites per process */
 
@@ -199,8 +203,7 @@ VOR_API void vor_flush_recording(void);
 /* Ends the session: closes the current frame's outputs properly (a valid trace JSON, a
  * complete capture), releases memory and turns collection off. vor_enable() may start a
  * new session afterwards. Call it from the frame thread or after other threads stopped
- * recording; scopes they end meanwhile are dropped. Called from inside vor (a logger
- * callback) it does nothing; vor_frame_mark, vor_flush_recording and vor_setup likewise. */
+ * recording; scopes they end meanwhile are dropped. */
 VOR_API void vor_shutdown(void);
 
 /* ---- Scopes ------------------------------------------------------------------------- */
@@ -318,8 +321,9 @@ VOR_API void vor_record_metric_unit(const char *name, const char *unit);
  * thread at any time, lock-free (two atomic additions). Ignored while collection is off. */
 VOR_API void vor_record_io(uint64_t ns, uint64_t bytes);
 
-/* Names the calling thread in every output (e.g. "main", "loader 2"). Copied; truncated
- * at 63 bytes. Thread-safe. */
+/* Names the calling thread in every output (e.g. "main", "loader 2"). Copied; a name over
+ * VOR_MAX_THREAD_NAME_BYTES (63) is cut to at most 63 bytes at a UTF-8 character boundary
+ * (reported once). Thread-safe. */
 VOR_API void vor_set_thread_name(const char *name);
 
 /* ---- Clock, memory, calibration ------------------------------------------------------ */
