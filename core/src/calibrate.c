@@ -12,10 +12,12 @@
  * The measurement runs the real path (vor_scope_begin without its two entry checks, and
  * vor_scope_end, through the calling thread's own buffer) in batches, between bursts of
  * program-like work, less the same rounds with the scope turned off, and rewinds the
- * buffer's head afterwards so the calibration scopes never reach a frame. Each batch
- * writes buffer slots of its own (touched once before it is timed), as a frame's scopes do. The rewind is safe because it
- * holds the frame lock: the only other reader of `head`, the frame assembly, is locked
- * out, and only this thread writes it. The figure is the median of several batches,
+ * buffer's producer position afterwards (vor_producer_save/restore: head, chunk, depth,
+ * counters) after each batch, so the calibration scopes never reach a frame and never
+ * grow the buffer past a chunk. Each batch's slots are touched once before it is timed, as
+ * a frame's scopes find their slots resident. The rewind is safe
+ * because it holds the frame lock: the only other reader of the buffer, the frame
+ * assembly, is locked out, and only this thread writes it. The figure is the median of several batches,
  * which keeps one preempted batch from skewing it.
  */
 #include <stdlib.h>
@@ -85,34 +87,32 @@ static void measure_locked(double *empty_span, double *self_cost) {
     vor_thread *t = vor_tls_thread;
     if (t == NULL) t = vor_thread_attach();
     if (t == NULL) return;
-    uint64_t head = t->head;
-    uint32_t depth = t->depth;
-    uint64_t dropped_full = t->dropped_full, dropped_deep = t->dropped_deep;
+    vor_producer_state saved, before;
+    vor_producer_save(t, &saved);
     double per_batch[BATCHES], inside[BATCHES], loop[BATCHES];
     double ns_per_tick = vor_clock_ns_per_tick();
     for (int b = 0; b < BATCHES; b++) {
         vor_atomic_store_relaxed(&calibration_collecting, 1);
-        uint64_t before = t->head;
+        vor_producer_save(t, &before);
         /* Touch the slots first: a program's buffer pages are resident after its first
          * frames, so the first touch of a page is no part of a scope's steady cost. */
         for (int i = 0; i < BATCH_SCOPES; i++) empty_scope();
-        vor_atomic_store_release(&t->head, before);
+        vor_producer_restore(t, &before);
         per_batch[b] = timed_rounds();
         /* The children's own spans, from the events the batch wrote. */
-        uint64_t written = t->head - before, span_ticks = 0;
+        uint64_t written = t->head - before.head, span_ticks = 0;
+        vor_ring_cursor c = {before.chunk, before.chunk_base};
         for (uint64_t i = 0; i < written; i++) {
-            const vor_event *e = &t->events[(before + i) & t->mask];
+            const vor_event *e = vor_ring_peek(&c, before.head + i);
             span_ticks += e->end - e->start;
         }
         inside[b] = written ? (double)span_ticks * ns_per_tick / (double)written : 0;
+        vor_producer_restore(t, &before); /* the next batch writes the same slots */
         /* The same calls with the flag off: what the call itself costs, without vor. */
         vor_atomic_store_relaxed(&calibration_collecting, 0);
         loop[b] = timed_rounds();
     }
-    vor_atomic_store_release(&t->head, head); /* forget the batches */
-    t->depth = depth;
-    vor_atomic_store_relaxed(&t->dropped_full, dropped_full);
-    vor_atomic_store_relaxed(&t->dropped_deep, dropped_deep);
+    vor_producer_restore(t, &saved); /* forget the batches */
     double self[BATCHES];
     for (int b = 0; b < BATCHES; b++) {
         per_batch[b] = per_batch[b] > loop[b] ? per_batch[b] - loop[b] : 0;

@@ -45,6 +45,7 @@ static int flag_env(const char *name) {
 
 int vor_outputs_open_from_environment(void) {
     int files = 0;
+    vor_scope_limits_from_environment(); /* VOR_THREAD_SCOPES, VOR_MIN_DURATION_NS (scope_limits.c) */
     vor_frame_ring_begin_session();
 #if defined(VOR_PLATFORM_WASM)
     vor_browser_sink_open(); /* DevTools tracks: on by default in a browser (wasm/src/browser_sink.c) */

@@ -1,14 +1,14 @@
 /* thread_registry.c: creates, names, finds and frees the per-thread buffers.
  *
- * A thread gets its buffer on its first recorded scope (or vor_set_thread_name): one
- * allocation of thread_buffer_scopes events, never grown. The registry is a fixed array
- * of slots that the frame thread walks; registration takes a mutex (once per thread).
- * When a thread exits, a pthread key destructor marks its buffer; the frame thread
- * drains what it wrote, counts scopes it left open and frees the buffer, so the slot is
- * reused and memory stays bounded by max_threads buffers.
+ * A thread gets its buffer on its first recorded scope: the thread record and its ring
+ * (thread_ring.c). The registry is a fixed array of slots that the frame thread walks;
+ * registration takes a mutex (once per thread).
+ * When a thread exits, a pthread key destructor notes when and how deep its stack was; the
+ * frame thread drains what it wrote, closes the scopes it left open (frame_threads.c) and
+ * frees the buffer, so the slot is reused and memory stays bounded by max_threads buffers.
  *
  * Buffers of live threads survive vor_shutdown() (their threads still hold pointers to
- * them); the next session discards events older than its start.
+ * them); the next session discards events that ended before its start.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #endif
 
+#include "clock.h"
 #include "utf8.h"
 #include "vor_internal.h"
 
@@ -49,6 +50,7 @@ static uint32_t exited_names_next;
 
 static void on_thread_exit(void *arg) {
     vor_thread *t = arg;
+    t->exit_tick = vor_clock_ticks();
     t->open_at_exit = t->depth;
     vor_tls_thread = NULL;
     /* No longer counted against max_threads: a program that starts and ends many short
@@ -119,19 +121,14 @@ vor_thread *vor_thread_attach(void) {
     }
 
     vor_thread *t = aligned_alloc(64, (sizeof(vor_thread) + 63) & ~(size_t)63);
-    uint32_t capacity = vor_settings_now.thread_buffer_scopes;
-    vor_event *events = malloc((size_t)capacity * sizeof(vor_event));
-    if (t == NULL || events == NULL) {
+    if (t) memset(t, 0, sizeof *t);
+    if (t == NULL || !vor_ring_init(t)) {
         vor_mutex_unlock(&registry_lock);
         free(t);
-        free(events);
         refused = 1;
-        vor_log(VOR_LOG_OUT_OF_MEMORY, "thread buffer of %u scopes", capacity);
+        vor_log(VOR_LOG_OUT_OF_MEMORY, "a thread's buffer");
         return NULL;
     }
-    memset(t, 0, sizeof *t);
-    t->events = events;
-    t->mask = capacity - 1;
     t->slot = slot;
     t->thread_id = next_thread_id++;
     t->os_tid = current_os_tid();
@@ -170,7 +167,7 @@ void vor_thread_release(vor_thread *t) {
     vor_atomic_store_release(&slots[t->slot], NULL);
     exited_threads--;
     vor_mutex_unlock(&registry_lock);
-    free(t->events);
+    vor_ring_free(t);
     free(t);
 }
 
