@@ -17,9 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_child.h"
 #include "bench_util.h"
 #include "vor/vor.h"
 
@@ -44,32 +44,27 @@ static int child(void) {
     return 0;
 }
 
+typedef struct setting {
+    const char *script, *hz;
+    int on;
+} setting;
+
+static void set_environment(const void *arg) {
+    const setting *s = arg;
+    setenv("LD_LIBRARY_PATH", BENCH_FAKE_NVML_DIR, 1);
+    setenv("FAKE_NVML_SCRIPT", s->script, 1);
+    setenv("VOR_GPU", s->on ? "1" : "0", 1);
+    setenv("VOR_GPU_POLL_HZ", s->hz, 1);
+}
+
 /* Runs one child with `on` (the fake NVML at `hz`) or off; returns its median in ns. */
 static double measure(const char *self, const char *script, int on, const char *hz) {
-    int fd[2];
-    if (pipe(fd) != 0) exit(1);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        setenv("LD_LIBRARY_PATH", BENCH_FAKE_NVML_DIR, 1);
-        setenv("FAKE_NVML_SCRIPT", script, 1);
-        setenv("VOR_GPU", on ? "1" : "0", 1);
-        setenv("VOR_GPU_POLL_HZ", hz, 1);
-        unsetenv("VOR_RECORD");
-        unsetenv("VOR_TRACE");
-        execl(self, self, "--child", (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    char out[128] = "";
-    ssize_t n = read(fd[0], out, sizeof out - 1);
-    close(fd[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    setting s = {script, hz, on};
+    char out[128];
     int gpu = -1;
     double ns = 0;
-    if (n <= 0 || sscanf(out, "%d %lf", &gpu, &ns) != 2 || gpu != on) {
+    if (!bench_run_child(self, set_environment, &s, out, sizeof out) || sscanf(out, "%d %lf", &gpu, &ns) != 2 ||
+        gpu != on) {
         fprintf(stderr, "bench_gpu: the child (%s) failed or did not %s the fake NVML\n", on ? "on" : "off",
                 on ? "load" : "skip");
         exit(1);
@@ -80,9 +75,7 @@ static double measure(const char *self, const char *script, int on, const char *
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--child") == 0) return child();
     char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) return 1;
-    self[n] = '\0';
+    bench_self_path(self, sizeof self);
     char script[] = "/tmp/bench_gpu_XXXXXX";
     int sfd = mkstemp(script);
     if (sfd < 0) return 1;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "gpu.h"
+#include "nvtx_ranges.h"
 #include "vor_internal.h"
 
 enum { COL_FRAME, COL_MEMORY, COL_IO_MS, COL_IO_MB, COL_CPU, COL_COUNT };
@@ -108,6 +109,7 @@ uint64_t vor_current_memory_bytes(void) {
 void vor_system_begin_session(void) {
     cpu_valid = read_cpu_ns(&cpu_prev_ns);
     vor_gpu_begin_session(); /* a resume after vor_disable keeps the running poller */
+    vor_nvtx_begin_session(); /* VOR_NVTX, decided once per process */
 }
 
 void vor_system_end_session(void) {
