@@ -19,12 +19,24 @@
 // range apply to all of them, and the flame chart shows the pinned frame, or the zoomed range, or
 // (live) the latest frame that carries scopes.
 //
+// Whole captures: above the canvas, the overview strip (render/overview_strip.js) draws every frame
+// of the capture from the overview (overview.js): filled from the capture's index by a capture
+// session (capture_session.js: a served capture or a file opened on the page, read by random
+// access), or frame by frame from a source without an index. The detail view holds a window of at
+// most `historyFrames` frames; a click or a drag on the strip asks the session for the window there
+// (onWindowRequest), so every frame of a capture of any length is reachable. Frozen (paused, or a
+// shift-drag holding the axis), frames that arrive are not let to push frames of the view out of
+// the bounded history: the overview counts them and the toolbar says so.
+//
 // Bounded canvas: at most MAX_PLOT_COLUMNS (64) metric plots (store.js; the toolbar says how many
 // columns are not plotted), only the plots inside the scrolled viewport are drawn (scrolling redraws),
 // and the backing store is kept within MAX_CANVAS_PX device pixels a side (the backing ratio drops
 // below devicePixelRatio rather than the canvas going blank).
 
 import { FrameStore, DEFAULT_HISTORY_FRAMES, MAX_HISTORY_FRAMES, DEFAULT_SCOPE_BUDGET } from './store.js';
+import { parseFrameView } from './frame_view.js';
+import { Overview } from './overview.js';
+import { stripColumns, drawOverviewStrip, frameAtStripX, STRIP_HEIGHT } from './render/overview_strip.js';
 import { computeLayout } from './layout.js';
 import { createBins } from './binning.js';
 import { createTextMeasurer, canvasRawMeasure } from './text.js';
@@ -84,9 +96,26 @@ export function mountPanel(element, options = {}) {
   const store = new FrameStore({ capacity: historyCapacity(options.historyFrames), scopeBudget: options.scopeBudget ?? DEFAULT_SCOPE_BUDGET });
   const loop = createFrameLoop(win, { draw: () => { draw(); }, toolbar: () => refreshToolbar() });
   const requestDraw = () => loop.request('draw');
-  const model = new ViewModel(store, { budgetMs: options.budgetMs ?? DEFAULT_BUDGET_MS, onChange: requestDraw });
+  const overview = new Overview();
+  /** @type {((r: import('./capture_session.js').WindowRequest) => void) | null} */
+  let windowRequest = null; // a capture session loads windows (its index fills the overview)
+  /** @type {(() => void) | null} */
+  let resumeHandler = null;
+  let indexProgress = '';
+  let skippedWhileFrozen = 0; // frames not stored so the frozen view keeps its frames
+  let wasPaused = false;
+  const onModelChange = () => {
+    const p = model.state.paused;
+    if (wasPaused && !p) { skippedWhileFrozen = 0; resumeHandler?.(); }
+    wasPaused = p;
+    requestDraw();
+  };
+  const model = new ViewModel(store, { budgetMs: options.budgetMs ?? DEFAULT_BUDGET_MS, onChange: onModelChange });
   const dom = buildPanelDom(element, { title: options.title, budgetMs: model.state.budgetMs });
-  const { root, canvas, scroll } = dom;
+  const { root, canvas, scroll, strip } = dom;
+  const stripCtx = /** @type {CanvasRenderingContext2D} */ (strip.getContext('2d'));
+  /** @type {{version: number, width: number, cols: ReturnType<typeof stripColumns>} | null} */
+  let stripCache = null;
 
   const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
   const measureCtx = /** @type {CanvasRenderingContext2D} */ (doc.createElement('canvas').getContext('2d'));
@@ -145,6 +174,7 @@ export function mountPanel(element, options = {}) {
     });
     model.clampScroll(scene.flame.maxScroll);
     drawn = drawPanel(ctx, scene, res);
+    drawStrip();
     writeTooltip(dom.tooltip, scene.hover);
     refreshToolbar();
     lastDrawMs = win.performance.now() - t0;
@@ -155,7 +185,88 @@ export function mountPanel(element, options = {}) {
   function refreshToolbar() {
     const [a, b] = model.viewRange();
     const s = model.state;
-    toolbarKey = writeToolbar(dom, toolbarText({ store, a, b, paused: s.paused, showOverhead: s.showOverhead, rejected, lastReject }), toolbarKey);
+    toolbarKey = writeToolbar(dom, toolbarText({
+      store, a, b, paused: s.paused, showOverhead: s.showOverhead, rejected, lastReject,
+      captureFrames: overview.totalFrames(), skipped: skippedWhileFrozen,
+    }), toolbarKey);
+  }
+
+  /** The frame indexes [first, last] the detail view holds, or null. */
+  function heldWindow() {
+    return store.size ? /** @type {[number, number]} */ ([store.frameIndexOf(store.first), store.frameIndexOf(store.end - 1)]) : null;
+  }
+
+  function drawStrip() {
+    strip.hidden = overview.count === 0;
+    if (strip.hidden) return;
+    const w = strip.clientWidth || scroll.clientWidth || 800;
+    const ratio = res.dpr || 1;
+    if (strip.width !== Math.round(w * ratio) || strip.height !== Math.round(STRIP_HEIGHT * ratio)) {
+      strip.width = Math.round(w * ratio);
+      strip.height = Math.round(STRIP_HEIGHT * ratio);
+    }
+    if (!stripCache || stripCache.version !== overview.version || stripCache.width !== w) {
+      stripCache = { version: overview.version, width: w, cols: stripColumns(overview, w) };
+    }
+    stripCtx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    const total = overview.totalFrames();
+    drawOverviewStrip(stripCtx, stripCache.cols, {
+      width: w, budgetNs: model.state.budgetMs * 1e6, window: heldWindow(), progress: indexProgress,
+      label: `${total.toLocaleString('en-US')} frame${total === 1 ? '' : 's'} in the capture`,
+      theme: { bg: THEME.region, text: THEME.text, muted: THEME.textMuted, accent: THEME.barOk, warn: THEME.barOver, bad: THEME.barBad },
+    });
+  }
+
+  /** Pins the slowest held frame whose frame_index is in [i0, i1]; false when none is held. @param {number} i0 @param {number} i1 */
+  function pinSlowestIn(i0, i1) {
+    let best = -1;
+    for (let q = store.first; q < store.end; q++) {
+      const fi = store.frameIndexOf(q);
+      if (fi < i0 || fi > i1) continue;
+      if (best < 0 || store.frameDuration(q) > store.frameDuration(best)) best = q;
+    }
+    if (best >= 0) model.pinSeq(best);
+    return best >= 0;
+  }
+
+  // the strip: a click shows the frames there (the slowest of the slice pinned), a drag zooms to them
+  /** @type {{x0: number, id: number} | null} */
+  let stripDrag = null;
+  const stripX = (/** @type {PointerEvent} */ e) => e.clientX - strip.getBoundingClientRect().left;
+  strip.addEventListener('pointerdown', (e) => {
+    stripDrag = { x0: stripX(e), id: e.pointerId };
+    strip.setPointerCapture?.(e.pointerId);
+  });
+  strip.addEventListener('pointerup', (e) => {
+    if (!stripDrag || e.pointerId !== stripDrag.id) return;
+    const w = strip.clientWidth, x0 = stripDrag.x0, x1 = stripX(e);
+    stripDrag = null;
+    if (Math.abs(x1 - x0) >= 3) showFrames(frameAtStripX(overview, w, Math.min(x0, x1)), frameAtStripX(overview, w, Math.max(x0, x1)));
+    else showFrameAt(frameAtStripX(overview, w, x1));
+  });
+
+  /** Shows frame `f` (a strip click): the slowest frame of its overview entry is pinned. @param {number} f */
+  function showFrameAt(f) {
+    if (f < 0) return;
+    const e = overview.entryOf(f);
+    const i0 = e >= 0 ? overview.index[e] : f, i1 = e >= 0 ? i0 + overview.frames[e] - 1 : f;
+    const held = heldWindow();
+    if (held && i0 >= held[0] && i1 <= held[1]) { pinSlowestIn(i0, i1); return; }
+    if (windowRequest) {
+      const half = Math.floor(store.capacity / 2);
+      windowRequest({ from: Math.max(overview.firstFrame(), i0 - half), to: i1 + half, pin: f, pinRange: [i0, i1] });
+    } else {
+      writeStatus(dom.status, `frame #${f.toLocaleString('en-US')} has left the bounded history (this source cannot load it again)`, 'warn');
+    }
+  }
+
+  /** Shows frames [f0, f1] zoomed (a strip drag). @param {number} f0 @param {number} f1 */
+  function showFrames(f0, f1) {
+    if (f0 < 0) return;
+    const held = heldWindow();
+    if (held && f0 >= held[0] && f1 <= held[1]) { model.zoomFrameIndexRange(f0, f1); return; }
+    if (windowRequest) windowRequest({ from: f0, to: f1, zoom: [f0, f1] });
+    else if (held) model.zoomFrameIndexRange(Math.max(f0, held[0]), Math.min(f1, held[1]));
   }
 
   // ---- input
@@ -193,7 +304,12 @@ export function mountPanel(element, options = {}) {
   /** @param {ArrayBuffer | Uint8Array} bytes */
   function pushFrame(bytes) {
     try {
-      store.pushBytes(bytes);
+      const view = parseFrameView(bytes);
+      // frozen: a full history keeps the frames on screen; the frame is counted, not stored
+      const keep = !(model.frozen() && store.size >= store.capacity);
+      if (keep) store.push(view); else skippedWhileFrozen++;
+      if (!windowRequest) overview.appendFrame(view.frameIndex, view.startNs, view.durationNs, view.hasScopes);
+      if (!keep) { loop.request('toolbar'); return true; }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       rejected++;
@@ -208,11 +324,40 @@ export function mountPanel(element, options = {}) {
   }
 
   function clear() {
+    clearWindow();
+    overview.clear();
+    stripCache = null;
+    indexProgress = '';
+    writeNotice(dom.notice, null);
+    model.state.paused = false;
+    wasPaused = false;
+    requestDraw();
+  }
+
+  /** Drops the frames held (not the overview). */
+  function clearWindow() {
     store.clear();
     siteColors.clear();
     flameCache.clear();
     rejected = 0;
+    skippedWhileFrozen = 0;
     model.clearSelection();
+  }
+
+  /**
+   * Replaces the frames held by a window of the capture (a capture session): its declarations
+   * and frame views. Live: the view follows (the newest frames); otherwise the window is shown
+   * paused (resume goes back to the newest frames, onResume).
+   * @param {(object | string)[]} declarations @param {Uint8Array[]} views @param {{live: boolean}} o
+   */
+  function replaceWindow(declarations, views, { live }) {
+    clearWindow();
+    for (const d of declarations) pushDeclarations(d);
+    for (const v of views) {
+      try { store.pushBytes(v); } catch (err) { rejected++; lastReject = err instanceof Error ? err.message : String(err); }
+    }
+    if (live) { model.state.paused = false; wasPaused = false; } else { wasPaused = true; model.pause(); }
+    requestDraw();
   }
 
   function destroy() {
@@ -232,8 +377,35 @@ export function mountPanel(element, options = {}) {
     pushDeclarations,
     /** Parses and stores one frame view (ArrayBuffer/Uint8Array, copied). Returns false if rejected. */
     pushFrame,
-    /** Drops all frames and declarations (e.g. before opening another capture). */
+    /** Drops all frames, declarations, the overview and the selection (before opening another capture). */
     clear,
+    /** The whole capture's overview (overview.js): a capture session fills it from the index. */
+    overview,
+    replaceWindow,
+    /** A message over the canvas ({kind: 'error' | 'warn', text}), or none (null). */
+    setCanvasMessage(/** @type {{kind: string, text: string} | null} */ m) {
+      writeNotice(dom.notice, m ? { title: m.kind === 'error' ? 'This capture cannot be shown' : 'Connection lost', lines: [m.text] } : null);
+      if (m) dom.notice.dataset.kind = m.kind;
+    },
+    /** How far the capture's index got (shown on the strip). @param {{indexed: number, total: number, done: boolean} | null} p */
+    setIndexProgress(p) {
+      const text = p && !p.done && p.total > 0 ? `indexing ${Math.floor((100 * p.indexed) / p.total)}%` : '';
+      if (text !== indexProgress) { indexProgress = text; requestDraw(); }
+    },
+    /** Paused, or a gesture holds the axis: a session appends nothing meanwhile. */
+    isFrozen: () => model.frozen(),
+    /** Frames a window holds (the history size). */
+    capacity: () => store.capacity,
+    /** Who loads the window a strip click or drag asks for (a capture session), or none. */
+    onWindowRequest(/** @type {((r: import('./capture_session.js').WindowRequest) => void) | null} */ fn) { windowRequest = fn; },
+    /** Called when the user resumes following (a session goes back to the newest frames). */
+    onResume(/** @type {(() => void) | null} */ fn) { resumeHandler = fn; },
+    /** Pins the slowest held frame with frame_index in [i0, i1]. */
+    pinSlowestIn,
+    /** Shows frame `index` as a click on the strip does (loading its window when needed). */
+    showFrameAt,
+    /** Zooms to frames [i0, i1] as a drag on the strip does. */
+    showFrames,
     /** The status line (kind: info, live, warn, error). @param {string} text @param {string} [kind] */
     setStatus: (text, kind = 'info') => writeStatus(dom.status, text, kind),
     /** Shows a centred notice ({title, lines}) over the panel, or hides it (null). */
@@ -281,6 +453,10 @@ export function mountPanel(element, options = {}) {
         flameScopes: fe && fe.model ? fe.model.nScopes : 0,
         flameStats: drawn ? drawn.flameStats : null,
         frames: store.size,
+        captureFrames: overview.totalFrames(),
+        window: heldWindow(),
+        skippedWhileFrozen,
+        held: model.state.held,
         scopes: store.totalScopes,
         rejected,
         plots: scene ? scene.columns.length : 0,

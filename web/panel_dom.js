@@ -1,6 +1,6 @@
 // @ts-check
 // The panel's DOM: the toolbar (brand, pause button, budget field, overhead and clock chips, counts,
-// the slot where a page puts its source controls, status), the scrolling canvas, the tooltip and
+// the slot where a page puts its source controls, status), the overview strip, the scrolling canvas, the tooltip and
 // the notice, and the writers that put text into them. Text from the profiled program (names,
 // paths) goes in with textContent only, never parsed as HTML. Holds no view state.
 
@@ -16,6 +16,7 @@
  * @property {HTMLSpanElement} stats
  * @property {HTMLSpanElement} sourceSlot    where a page puts its source controls
  * @property {HTMLSpanElement} status
+ * @property {HTMLCanvasElement} strip     the overview strip (every frame of the capture)
  * @property {HTMLDivElement} scroll
  * @property {HTMLCanvasElement} canvas
  * @property {HTMLDivElement} tooltip
@@ -58,14 +59,15 @@ export function buildPanelDom(element, { title = 'vor', budgetMs }) {
   const sourceSlot = el(doc, 'span', 'vor-source');
   const status = el(doc, 'span', 'vor-status', { role: 'status' });
   toolbar.append(brand, pauseBtn, budgetLabel, chip, clockChip, stats, spacer, sourceSlot, status);
+  const strip = el(doc, 'canvas', 'vor-strip', { hidden: '', title: 'Every frame of the capture (min, mean and max frame time per column; ticks: frames with scopes). Click: show the frames there; drag: zoom to them.' });
   const scroll = el(doc, 'div', 'vor-scroll');
   const canvas = el(doc, 'canvas', 'vor-canvas');
   const tooltip = el(doc, 'div', 'vor-tooltip', { hidden: '' });
   const notice = el(doc, 'div', 'vor-notice', { hidden: '' });
   scroll.append(canvas);
-  root.append(toolbar, scroll, tooltip, notice);
+  root.append(toolbar, strip, scroll, tooltip, notice);
   element.append(root);
-  return { root, pauseBtn, budgetInput, chip, clockChip, stats, sourceSlot, status, scroll, canvas, tooltip, notice };
+  return { root, pauseBtn, budgetInput, chip, clockChip, stats, sourceSlot, status, strip, scroll, canvas, tooltip, notice };
 }
 
 /**

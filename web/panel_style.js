@@ -39,6 +39,8 @@ export const PANEL_CSS = `
 .vor-status[data-kind="live"] { color: var(--vor-ok); }
 .vor-status[data-kind="error"] { color: var(--vor-bad); white-space: normal; }
 .vor-status[data-kind="warn"] { color: var(--vor-warn); white-space: normal; }
+.vor-strip { display: block; width: 100%; height: 46px; flex: none; cursor: pointer; border-bottom: 1px solid var(--vor-line); touch-action: none; }
+.vor-strip[hidden] { display: none; }
 .vor-scroll { position: relative; flex: 1; min-height: 0; overflow-y: auto; overflow-x: hidden; }
 .vor-canvas { display: block; width: 100%; touch-action: none; }
 .vor-tooltip {

@@ -18,8 +18,9 @@ import { panWindow, zoomWindow } from './axis.js';
 /** @typedef {{x: number, y: number, clientX: number, clientY: number}} Pointer */
 /**
  * @typedef {object} ViewState
- * @property {boolean} paused          the view is frozen (incoming frames are stored, not shown)
- * @property {number} frozenEnd        store.end when the view was paused
+ * @property {boolean} paused          the view is frozen (incoming frames are not shown)
+ * @property {boolean} held            a gesture holds the axis (a shift-drag: frozen like paused until released)
+ * @property {number} frozenEnd        store.end when the view was paused or held
  * @property {Span | null} range       zoomed frames [a, b) (seq), or null for all frames
  * @property {number} pinned           pinned frame (seq), -1 for none
  * @property {Span | null} flameRel    flame window relative to its home start (ns), null = home
@@ -52,10 +53,13 @@ export class ViewModel {
     this.onChange = onChange;
     /** @type {ViewState} */
     this.state = {
-      paused: false, frozenEnd: 0, range: null, pinned: -1, flameRel: null, scrollY: 0,
+      paused: false, held: false, frozenEnd: 0, range: null, pinned: -1, flameRel: null, scrollY: 0,
       budgetMs, showOverhead: false, dragSel: null, pointer: null,
     };
   }
+
+  /** Paused, or a gesture holds the axis: frames that arrive are not shown (and none leave, panel.js). */
+  frozen() { return this.state.paused || this.state.held; }
 
   /** The frames [a, b) in view: the zoomed range (within the history), the frozen view, or all. */
   viewRange() {
@@ -64,7 +68,7 @@ export class ViewModel {
       const a = Math.max(s.range[0], st.first), b = Math.min(s.range[1], st.end);
       if (b > a) return /** @type {Span} */ ([a, b]);
     }
-    if (s.paused) return /** @type {Span} */ ([st.first, Math.max(st.first, Math.min(s.frozenEnd, st.end))]);
+    if (this.frozen()) return /** @type {Span} */ ([st.first, Math.max(st.first, Math.min(s.frozenEnd, st.end))]);
     return /** @type {Span} */ ([st.first, st.end]);
   }
 
@@ -93,18 +97,19 @@ export class ViewModel {
    * @param {number | null} lastAxisFirst  the first frame the last draw showed (null: none yet)
    */
   frameArrivalRedraws(lastAxisFirst) {
-    return !this.state.paused || (lastAxisFirst !== null && this.store.first > lastAxisFirst);
+    return !this.frozen() || (lastAxisFirst !== null && this.store.first > lastAxisFirst);
   }
 
   pause() {
-    if (!this.state.paused) { this.state.paused = true; this.state.frozenEnd = this.store.end; }
+    const s = this.state;
+    if (!s.paused) { if (!s.held) s.frozenEnd = this.store.end; s.paused = true; }
     this.onChange();
   }
 
   /** Follows the stream again: also drops the pin, the range, the flame window and a drag. */
   resume() {
     const s = this.state;
-    s.paused = false; s.range = null; s.pinned = -1; s.flameRel = null; s.dragSel = null;
+    s.paused = false; s.held = false; s.range = null; s.pinned = -1; s.flameRel = null; s.dragSel = null;
     this.onChange();
   }
 
@@ -187,7 +192,11 @@ export class ViewModel {
 
   /** A shift-drag in progress between canvas x0 and x1, or none (null). @param {Span | null} sel */
   setDragSelection(sel) {
-    this.state.dragSel = sel;
+    const s = this.state;
+    // the axis freezes when the drag starts, so the range committed is the one previewed
+    if (sel && !s.held && !s.paused) { s.held = true; s.frozenEnd = this.store.end; }
+    if (!sel) s.held = false;
+    s.dragSel = sel;
     this.onChange();
   }
 
@@ -245,7 +254,7 @@ export class ViewModel {
   /** After the store was cleared (another capture): no range, pin, flame window or scroll. Pause stays. */
   clearSelection() {
     const s = this.state;
-    s.range = null; s.pinned = -1; s.flameRel = null; s.frozenEnd = 0; s.scrollY = 0;
+    s.range = null; s.pinned = -1; s.flameRel = null; s.frozenEnd = 0; s.scrollY = 0; s.dragSel = null; s.held = false;
     this.onChange();
   }
 }
