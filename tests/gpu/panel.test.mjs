@@ -94,12 +94,12 @@ test('the panel plots every GPU column with its unit and exact values', async ()
 
     // Each GPU plot is drawn, and hovering it shows the value with its unit.
     const regions = await page.evaluate(() => window.vorPanel.regions());
-    const box = await page.locator('canvas').first().boundingBox();
+    const box = await page.locator('canvas.vor-canvas').boundingBox();
     for (const [k, c] of gpu.entries()) {
       const i = plotted.findIndex((p) => p.id === c.id);
       const r = regions.plots[i];
       assert.ok(r, `a plot region for ${c.name}`);
-      const s = await canvasRegionStats(page, 'canvas', r.chart, i % 2 ? REGION_ALT : REGION);
+      const s = await canvasRegionStats(page, 'canvas.vor-canvas', r.chart, i % 2 ? REGION_ALT : REGION);
       assert.ok(s.differing > 50, `${c.name}: plot drawn (${s.differing} pixels)`);
       await page.mouse.move(box.x + r.chart.x + r.chart.w * 0.9, box.y + r.chart.y + r.chart.h / 2);
       await nextFrames(page, 2);
