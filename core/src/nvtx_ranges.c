@@ -10,12 +10,20 @@
  * and popped after, so its NVTX time encloses the time vor records and the NVTX calls do
  * not count in the scope's own duration.
  *
- * Names: a scope site's name. Sites of -finstrument-functions are named off the hot path
- * (sites.c, the frame thread), so their ranges carry the function's address ("0x4011d6");
- * `vor symbolize` or the capture names them.
+ * Names: a scope site's name. Sites of -finstrument-functions get their full names off the
+ * hot path (sites.c, the frame thread, from DWARF and symbol tables), too late and too slow
+ * for a range; a range needs one at the function's first call. So the first range of each
+ * function asks dladdr, once, for its dynamic symbol (exact address match only: executables
+ * linked with -rdynamic, shared libraries' exported functions) and keeps the answer in a
+ * fixed lock-free table; anything else is named by its address ("0x4011d6"), for good, so a
+ * function has one name in the tool (except a call on another thread while the first is being
+ * named, which gets the address rather than wait: the namer may need the loader's lock that a
+ * waiting thread could hold). A full table (FUNCTION_NAMES functions) names the rest by
+ * address too. No allocation: the table is static.
  */
 #include "nvtx_ranges.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +69,55 @@ static const char *hex_address(uintptr_t v, char out[19]) {
     return out;
 }
 
+#define FUNCTION_NAMES 1024u /* a power of two */
+#define FUNCTION_NAME_BYTES 88u
+#define FUNCTION_NAME_PROBES 16u
+
+typedef struct function_name {
+    void *fn;  /* claimed with a compare-and-swap; never freed */
+    int ready; /* text is written (release/acquire) */
+    char text[FUNCTION_NAME_BYTES];
+} function_name;
+
+static function_name function_names[FUNCTION_NAMES];
+
+static void name_function(function_name *slot, void *fn) {
+    Dl_info info;
+    if (dladdr(fn, &info) && info.dli_sname != NULL && info.dli_saddr == fn) {
+        size_t n = strnlen(info.dli_sname, FUNCTION_NAME_BYTES - 1);
+        memcpy(slot->text, info.dli_sname, n);
+        slot->text[n] = '\0';
+    } else {
+        char address[19];
+        memcpy(slot->text, hex_address((uintptr_t)fn, address), sizeof address);
+    }
+    vor_atomic_store_release(&slot->ready, 1);
+}
+
+/* The range name of function `fn`: its slot's text, or its address in `fallback` while
+ * another thread is naming it or when the table is full. */
+static const char *function_range_name(void *fn, char fallback[19]) {
+    uint64_t h = ((uint64_t)(uintptr_t)fn >> 4) * 0x9E3779B97F4A7C15ull;
+    for (uint32_t probe = 0; probe < FUNCTION_NAME_PROBES; probe++) {
+        function_name *slot = &function_names[((uint32_t)(h >> 40) + probe) & (FUNCTION_NAMES - 1)];
+        void *key = vor_atomic_load_acquire(&slot->fn);
+        if (key == NULL) {
+            void *expected = NULL;
+            if (vor_atomic_cas(&slot->fn, &expected, fn)) {
+                name_function(slot, fn);
+                return slot->text;
+            }
+            key = expected;
+        }
+        if (key == fn) return vor_atomic_load_acquire(&slot->ready) ? slot->text : hex_address((uintptr_t)fn, fallback);
+    }
+    return hex_address((uintptr_t)fn, fallback);
+}
+
 void vor_nvtx_push(const vor_site *site) {
     char address[19];
     void *fn = vor_function_site_address(site);
-    const char *name = fn != NULL ? hex_address((uintptr_t)fn, address) : site->name;
+    const char *name = fn != NULL ? function_range_name(fn, address) : site->name;
     nvtxEventAttributes_t a;
     memset(&a, 0, sizeof a);
     a.version = NVTX_VERSION;

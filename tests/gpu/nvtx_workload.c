@@ -5,8 +5,9 @@
  *   frames N          N frames: "frame_body" holding two "middle" each holding one "leaf"
  *   thread N          a second thread opens N "worker" scopes holding one "worker_leaf"
  *                     each (joined before the next step)
- *   functions N       N calls of nvtx_instrumented_leaf, compiled with
- *                     -finstrument-functions (nvtx_instrumented.c); prints its address
+ *   functions N       N calls of nvtx_instrumented_leaf, which calls a static function,
+ *                     both compiled with -finstrument-functions (nvtx_instrumented.c);
+ *                     prints the static function's address
  *   deep N            N nested "deep" scopes (deeper than VOR_MAX_DEPTH: vor drops them)
  *   unbalanced        vor_scope_end() with nothing open
  *   across_disable    "across" opened, vor_disable, closed, vor_enable
@@ -21,6 +22,7 @@
 #include "vor/vor.h"
 
 void nvtx_instrumented_leaf(void); /* nvtx_instrumented.c */
+void *nvtx_static_helper_address(void);
 
 static void leaf(void) {
     VOR_SCOPE("leaf");
@@ -70,7 +72,7 @@ int main(int argc, char **argv) {
             pthread_join(t, NULL);
             i++;
         } else if (strcmp(step, "functions") == 0) {
-            printf("function %p\n", (void *)nvtx_instrumented_leaf);
+            printf("static %p\n", nvtx_static_helper_address());
             for (long k = 0; k < n; k++) nvtx_instrumented_leaf();
             i++;
         } else if (strcmp(step, "deep") == 0) {
