@@ -42,15 +42,17 @@ class Env:
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir)
 
-    def run(self, steps, env):
-        """Runs the workload: (stdout, vor's stderr lines, tool log lines or None, summary)."""
+    def run(self, steps, env, command=None):
+        """Runs the workload (or `command`): (stdout, vor's stderr lines, tool log lines or None,
+        summary)."""
         capture = os.path.join(self.dir, "run.vor")
         log = os.path.join(self.dir, "tool.log")
         e = {k: v for k, v in os.environ.items() if not k.startswith(("VOR_", "NVTX_", "FAKE_NVTX_"))}
         e.update({"VOR_RECORD": capture, "VOR_RECORD_FLAME": "1", "FAKE_NVTX_LOG": log})
         e.update(env)
-        p = subprocess.run([self.args.workload] + steps.split(), env=e, capture_output=True, text=True, timeout=100)
-        check(p.returncode == 0, f"nvtx_workload exited {p.returncode}: {p.stderr}")
+        p = subprocess.run(command or [self.args.workload] + steps.split(), env=e, capture_output=True, text=True,
+                           timeout=100)
+        check(p.returncode == 0, f"{(command or [self.args.workload])[0]} exited {p.returncode}: {p.stderr}")
         lines = p.stderr.splitlines()
         others = [l for l in lines if not l.startswith("vor: ")]
         check(not others, f"unexpected output on stderr: {others}")
@@ -152,6 +154,56 @@ def functions(env):
     check(c.get("nvtx_instrumented_leaf") == 3 and c.get("nvtx_static_helper") == 3, f"capture calls {c}")
 
 
+PYTHON_PROGRAM = """
+import threading, vor
+
+@vor.profile
+def step(n):
+    with vor.scope("py_inner"):
+        return sum(range(n))
+
+def work():
+    for i in range(4):
+        with vor.scope("py_worker"):
+            step(10)
+
+vor.enable()
+for f in range(3):
+    with vor.scope("py_outer"):
+        step(100)
+        step(200)
+    vor.frame_mark()
+t = threading.Thread(target=work)
+t.start()
+t.join()
+vor.frame_mark()
+vor.shutdown()
+"""
+
+
+def python(env):
+    """Python's scopes (vor.scope, @vor.profile) through libvor.so: the same ranges."""
+    if not env.args.python:
+        print("SKIP: the Python package is not built")
+        sys.exit(77)
+    out, lines, tool, summary = env.run("", {"VOR_NVTX": "1", "NVTX_INJECTION64_PATH": env.args.tool,
+                                             "PYTHONPATH": env.args.python_path},
+                                        command=[env.args.python, "-c", PYTHON_PROGRAM])
+    check(lines == [], f"vor said {lines}")
+    inits, domains, pushes, pops, marks = parse(tool)
+    got = collections.Counter(p[3] for p in pushes)
+    want = collections.Counter(calls(summary))
+    check(got == want and want["py_outer"] == 3 and want["py_inner"] == 10 and want["py_worker"] == 4,
+          f"ranges {dict(got)}, capture {dict(want)}")
+    depth = {"py_outer": 0, "py_worker": 0, "py_inner": 2}
+    for tid, dom, d, name in pushes:
+        if name in depth:
+            check(d == depth[name], f"{name} at NVTX depth {d}, expected {depth[name]}")
+    check(collections.Counter(p[0] for p in pushes) == collections.Counter(p[0] for p in pops), "balanced per thread")
+    check(len({p[0] for p in pushes}) == 2, "ranges on the main thread and the worker")
+    check([(m[2], m[3]) for m in marks] == [(i, f"frame {i}") for i in range(4)], f"marks {marks}")
+
+
 def off(env):
     for value in (None, "0"):
         extra = {"NVTX_INJECTION64_PATH": env.args.tool}
@@ -210,6 +262,8 @@ def main():
     ap.add_argument("--workload", required=True)
     ap.add_argument("--tool", required=True)
     ap.add_argument("--tmp", required=True)
+    ap.add_argument("--python", default="")
+    ap.add_argument("--python-path", default="")
     args = ap.parse_args()
     fn = globals().get(args.scenario)
     if fn is None:
