@@ -9,7 +9,8 @@
 // the page says so instead of showing anything made up. One source at a time: opening a file stops
 // the stream or the file read before it (even one still waiting for the decoder to load), and a file
 // opened before the capture list arrived is kept (the first capture is not opened over it). Query
-// parameters: capture=<id>, budget=<ms>, history=<frames>.
+// parameters: capture=<id>, budget=<ms>, history=<frames>, and the view (url_state.js): range=A-B,
+// pin=N, search=text, table=1, applied once the served capture is open and kept in step with the view.
 
 import { mountPanel } from './panel.js';
 import { loadCaptureDecoder } from './sources/decoder.js';
@@ -19,6 +20,7 @@ import { readCaptureFile, attachFileDrop, createFileButton } from './sources/fil
 import { CaptureSession } from './capture_session.js';
 import { createRemoteAccess, HttpError } from './sources/remote.js';
 import { createFileAccess } from './sources/file_access.js';
+import { readUrlView, writeUrlView } from './url_state.js';
 
 /**
  * Boots the page into `element`. options: captureListUrl ('/api/captures'), decoderUrl (default
@@ -36,6 +38,37 @@ export async function startPanelPage(element, { captureListUrl = '/api/captures'
   win.vorPanel = panel; // for the console and for tests
   const budget = Number(params.get('budget'));
   if (budget > 0) panel.setBudget(budget);
+  // the view in the URL: search and table now; range and pin once the capture's frames are there
+  /** @type {import('./url_state.js').UrlView | null} */
+  let pendingView = readUrlView(params);
+  if (pendingView.search) panel.model.setSearch(pendingView.search);
+  if (pendingView.table) panel.model.toggleTable();
+  if (!pendingView.range && pendingView.pin === null) pendingView = null;
+  /** @type {number | null} */
+  let pinAfterWindow = null;
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let urlTimer = null;
+  panel.onViewChange(() => {
+    if (pendingView || urlTimer) return; // not before the link's view is applied; at most every 250 ms
+    urlTimer = setTimeout(() => {
+      urlTimer = null;
+      const v = panel.viewState();
+      const url = new URL(loc.href);
+      writeUrlView(url.searchParams, {
+        range: v.range ? [v.range[0], v.range[1]] : null, pin: v.paused ? v.pinnedFrameIndex : null, search: v.search, table: v.tableOpen,
+      });
+      if (url.href !== loc.href) win.history.replaceState(null, '', url);
+    }, 250);
+  });
+  /** Applies the range and pin of the link (once), when the capture's first frames are shown. */
+  const applyPendingView = () => {
+    const v = pendingView;
+    if (!v) return;
+    pendingView = null;
+    if (v.range) { panel.showFrames(v.range[0], v.range[1]); pinAfterWindow = v.pin; }
+    else if (v.pin !== null) { pinAfterWindow = v.pin; panel.showFrameAt(v.pin); }
+    if (pinAfterWindow !== null && panel.pinFrameIndex(pinAfterWindow)) pinAfterWindow = null; // already held
+  };
 
   const decoderReady = decoderUrl ? loadCaptureDecoder(decoderUrl) : loadCaptureDecoder(new URL('capture_decoder.js', loc.href).href);
   /** @type {ReturnType<typeof connectCaptureStream> | null} */
@@ -56,7 +89,8 @@ export async function startPanelPage(element, { captureListUrl = '/api/captures'
     const s = new CaptureSession({
       panel, access, createDecoder: create,
       onEvent: (kind, detail) => {
-        if (kind === 'open') opened = true;
+        if (kind === 'open') { opened = true; panel.setCaptureName(access.name ?? ''); applyPendingView(); }
+        if (kind === 'window' && pinAfterWindow !== null) { panel.pinFrameIndex(pinAfterWindow); pinAfterWindow = null; }
         win.dispatchEvent(new CustomEvent('vor-session', { detail: { kind, detail } }));
         // a 1.0 capture cannot be read from the middle, and a server without random access (404)
         // cannot give it: read it from its start instead

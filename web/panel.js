@@ -49,7 +49,10 @@ import { attachInput } from './input.js';
 import { injectPanelStyle } from './panel_style.js';
 import { ViewModel, DEFAULT_BUDGET_MS } from './view_model.js';
 import { FlameModelCache } from './flame_selection.js';
-import { computeScene } from './scene.js';
+import { computeScene, SearchCache } from './scene.js';
+import { ScopeTableCache } from './analysis.js';
+import { writeScopeTable } from './render/scope_table.js';
+import { matchWindow } from './search.js';
 import { createController } from './controller.js';
 import { toolbarText } from './toolbar_text.js';
 import { createFrameLoop } from './frame_loop.js';
@@ -108,8 +111,11 @@ export function mountPanel(element, options = {}) {
     const p = model.state.paused;
     if (wasPaused && !p) { skippedWhileFrozen = 0; resumeHandler?.(); }
     wasPaused = p;
+    viewChange?.();
     requestDraw();
   };
+  /** @type {(() => void) | null} */
+  let viewChange = null; // the page keeps its URL in step (main.js)
   const model = new ViewModel(store, { budgetMs: options.budgetMs ?? DEFAULT_BUDGET_MS, onChange: onModelChange });
   const dom = buildPanelDom(element, { title: options.title, budgetMs: model.state.budgetMs });
   const { root, canvas, scroll, strip } = dom;
@@ -127,6 +133,10 @@ export function mountPanel(element, options = {}) {
     linePoints: createLinePoints(), // plot line scratch, grown when needed, kept across draws
   };
   const flameCache = new FlameModelCache();
+  const searchCache = new SearchCache();
+  const tableCache = new ScopeTableCache();
+  let analysisKey = ''; // what the scope table pane shows (rewritten only when it changes)
+  let captureName = ''; // names a baseline taken from this capture (setCaptureName)
   /** @param {number} id */
   const threadOrder = (id) => { const t = store.decls.threads.get(id); return t ? t.order : 1e6 + id; };
   let rejected = 0;
@@ -170,16 +180,49 @@ export function mountPanel(element, options = {}) {
     const top = scroll.scrollTop;
     scene = computeScene({
       state: model.state, frames: model.viewRange(), store, width: cssW, height: cssH, layout, columns,
-      viewport: [top, top + (scroll.clientHeight || cssH)], flameCache, threadOrder,
+      viewport: [top, top + (scroll.clientHeight || cssH)], flameCache, threadOrder, searchCache,
     });
     model.clampScroll(scene.flame.maxScroll);
     drawn = drawPanel(ctx, scene, res);
     drawStrip();
+    writeAnalysis(scene);
     writeTooltip(dom.tooltip, scene.hover);
     refreshToolbar();
     lastDrawMs = win.performance.now() - t0;
     drawCount++;
     return lastDrawMs;
+  }
+
+  /** The search count and the scope table pane, from the scene just drawn. @param {Scene} sc */
+  function writeAnalysis(sc) {
+    const s = model.state, r = sc.search;
+    dom.searchCount.textContent = r ? `${r.index >= 0 ? `${(r.index + 1).toLocaleString('en-US')} / ` : ''}${r.count.toLocaleString('en-US')} match${r.count === 1 ? '' : 'es'}` : '';
+    dom.searchCount.dataset.none = String(!!r && r.count === 0);
+    if (dom.searchInput.value !== s.search && doc.activeElement !== dom.searchInput) dom.searchInput.value = s.search;
+    dom.tableBtn.setAttribute('aria-pressed', String(s.tableOpen));
+    if (dom.analysis.hidden === s.tableOpen) { dom.analysis.hidden = !s.tableOpen; requestDraw(); } // the canvas resizes
+    if (!s.tableOpen) { analysisKey = ''; return; }
+    const t = tableCache.get(store, sc.selection, s.compensate);
+    const key = `${tableCache.key}|${s.sortKey}|${s.sortDesc}|${s.selectedName}|${s.search}|${s.baseline ? s.baseline.label : ''}`;
+    if (key === analysisKey) return;
+    analysisKey = key;
+    writeScopeTable(dom.analysis, t, s);
+    const match = sc.flame.match;
+    if (match) { // names of the table that the search matches
+      for (const tr of dom.analysis.querySelectorAll('tr[data-name]')) {
+        const name = /** @type {HTMLElement} */ (tr).dataset.name ?? '';
+        if (name.toLowerCase().includes(s.search.trim().toLowerCase())) /** @type {HTMLElement} */ (tr).dataset.match = 'true';
+      }
+    }
+  }
+
+  /** Next (1) or previous (-1) search match: the flame window moves to it. @param {number} dir */
+  function searchStep(dir) {
+    const r = scene && scene.search;
+    const fe = scene && scene.flame;
+    if (!r || !fe || !r.count) return;
+    const w = fe.home ? { t0: fe.t0, t1: fe.t1, home: fe.home, maxScroll: fe.maxScroll } : null;
+    model.searchStep(dir, Math.min(r.count, r.list.length), (i) => (r.list[i] ? matchWindow(r.list[i]) : null), w);
   }
 
   function refreshToolbar() {
@@ -278,6 +321,32 @@ export function mountPanel(element, options = {}) {
     const v = Number(dom.budgetInput.value);
     if (v > 0 && Number.isFinite(v)) model.setBudget(v); else dom.budgetInput.value = String(model.state.budgetMs);
   });
+  // ---- analysis: search, scope table, comparison
+  dom.searchInput.addEventListener('input', () => model.setSearch(dom.searchInput.value));
+  dom.searchInput.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') { e.preventDefault(); searchStep(e.shiftKey ? -1 : 1); }
+    else if (e.key === 'Escape') { dom.searchInput.value = ''; model.setSearch(''); dom.searchInput.blur(); }
+  });
+  dom.searchPrev.addEventListener('click', () => searchStep(-1));
+  dom.searchNext.addEventListener('click', () => searchStep(1));
+  const keyTarget = /** @type {import('./input.js').KeyTarget} */ (options.keyboardTarget ?? root);
+  const onFindKey = (/** @type {KeyboardEvent} */ e) => {
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && (e.key === 'f' || e.key === 'F')) { e.preventDefault(); dom.searchInput.focus(); dom.searchInput.select(); }
+  };
+  keyTarget.addEventListener('keydown', onFindKey);
+  dom.tableBtn.addEventListener('click', () => model.toggleTable());
+  dom.analysis.addEventListener('click', (e) => {
+    const t = /** @type {HTMLElement | null} */ (e.target instanceof win.Element ? e.target.closest('[data-sort],[data-name],[data-action]') : null);
+    if (!t) return;
+    if (t.dataset.sort) model.sortBy(/** @type {import('./scope_table.js').SortKey} */ (t.dataset.sort));
+    else if (t.dataset.action === 'compensate') model.toggleCompensate();
+    else if (t.dataset.action === 'set-baseline' && tableCache.table) {
+      const capture = captureName ? `${captureName} ` : '';
+      model.setBaseline({ label: `${capture}${tableCache.label}`, table: tableCache.table });
+    } else if (t.dataset.action === 'clear-baseline') model.setBaseline(null);
+    else if (t.dataset.name !== undefined) model.selectName(t.dataset.name);
+  });
+
   const ro = new win.ResizeObserver(requestDraw);
   ro.observe(scroll);
   scroll.addEventListener('scroll', requestDraw, { passive: true }); // plots scrolled into view are drawn
@@ -339,6 +408,8 @@ export function mountPanel(element, options = {}) {
     store.clear();
     siteColors.clear();
     flameCache.clear();
+    tableCache.clear();
+    analysisKey = '';
     rejected = 0;
     skippedWhileFrozen = 0;
     model.clearSelection();
@@ -364,6 +435,7 @@ export function mountPanel(element, options = {}) {
     destroyed = true;
     loop.stop();
     detachInput();
+    keyTarget.removeEventListener('keydown', onFindKey);
     ro.disconnect();
     scroll.removeEventListener('scroll', requestDraw);
     dprQuery?.removeEventListener('change', onDpr);
@@ -406,6 +478,14 @@ export function mountPanel(element, options = {}) {
     showFrameAt,
     /** Zooms to frames [i0, i1] as a drag on the strip does. */
     showFrames,
+    /** Called after every change of the view state (selection, search, table). @param {(() => void) | null} fn */
+    onViewChange(fn) { viewChange = fn; },
+    /** Names the capture shown (a baseline taken from it says so). @param {string} name */
+    setCaptureName(name) { captureName = String(name); },
+    /** The scope table of the frames the flame chart shows ({table, label}, scope_table.js), built on demand. */
+    scopeTable: () => (scene ? tableCache.get(store, scene.selection, model.state.compensate) : null),
+    /** The search's count and the match next/previous reached, as last drawn (null: no search). */
+    searchState: () => (scene && scene.search ? { query: scene.search.query, count: scene.search.count, index: scene.search.index } : null),
     /** The status line (kind: info, live, warn, error). @param {string} text @param {string} [kind] */
     setStatus: (text, kind = 'info') => writeStatus(dom.status, text, kind),
     /** Shows a centred notice ({title, lines}) over the panel, or hides it (null). */
@@ -451,6 +531,8 @@ export function mountPanel(element, options = {}) {
         framesInView: scene ? scene.view.axis.n : 0,
         flameWindowNs: fe && fe.t1 > fe.t0 ? [fe.t0, fe.t1] : null,
         flameScopes: fe && fe.model ? fe.model.nScopes : 0,
+        search: s.search,
+        tableOpen: s.tableOpen,
         flameStats: drawn ? drawn.flameStats : null,
         frames: store.size,
         captureFrames: overview.totalFrames(),

@@ -29,6 +29,18 @@ import { panWindow, zoomWindow } from './axis.js';
  * @property {boolean} showOverhead    draw the profiler's cost on the bars
  * @property {Span | null} dragSel     shift-drag on the bars in progress (canvas x of its two ends)
  * @property {Pointer | null} pointer  where the pointer hovers (null: not over the canvas)
+ * @property {string} search           scope name search ('' none): counted, highlighted (search.js)
+ * @property {number} searchIndex      the match next/previous reached (-1: none yet)
+ * @property {boolean} tableOpen       the scope table is shown (scope_table.js, render/scope_table.js)
+ * @property {import('./scope_table.js').SortKey} sortKey   the table's sort column
+ * @property {boolean} sortDesc        ... and direction
+ * @property {string | null} selectedName  the scope whose callers and callees are shown (sandwich)
+ * @property {boolean} compensate      subtract the profiler's calibrated costs (the CLI's default)
+ * @property {Baseline | null} baseline    what the table compares against, or null
+ */
+/**
+ * A scope table kept to compare against: a pinned frame, a range, or another capture.
+ * @typedef {{label: string, table: import('./scope_table.js').ScopeTable}} Baseline
  */
 /**
  * The flame chart's geometry from the last draw, which wheel and drag gestures act on.
@@ -55,6 +67,8 @@ export class ViewModel {
     this.state = {
       paused: false, held: false, frozenEnd: 0, range: null, pinned: -1, flameRel: null, scrollY: 0,
       budgetMs, showOverhead: false, dragSel: null, pointer: null,
+      search: '', searchIndex: -1, tableOpen: false, sortKey: 'total', sortDesc: true, selectedName: null,
+      compensate: true, baseline: null,
     };
   }
 
@@ -251,10 +265,71 @@ export class ViewModel {
     this.onChange();
   }
 
+  /** @param {string} q  the scope name search ('' clears it) */
+  setSearch(q) {
+    if (q === this.state.search) return;
+    this.state.search = q; this.state.searchIndex = -1;
+    this.onChange();
+  }
+
+  /**
+   * Steps to the next (dir 1) or previous (-1) of `count` matches, wrapping; the flame window is set
+   * around the match's span `win` (ns, absolute) when the flame geometry `w` is known.
+   * @param {number} dir @param {number} count
+   * @param {(i: number) => Span | null} windowOf  the window showing match i
+   * @param {FlameWindow | null} w
+   */
+  searchStep(dir, count, windowOf, w) {
+    if (count <= 0) return;
+    const s = this.state;
+    s.searchIndex = s.searchIndex < 0 ? (dir > 0 ? 0 : count - 1) : (((s.searchIndex + dir) % count) + count) % count;
+    const win = windowOf(s.searchIndex);
+    if (win && w) {
+      const [n0, n1] = zoomWindow(win[0], win[1], (win[0] + win[1]) / 2, 1, { minSpan: MIN_FLAME_SPAN_NS, bounds: w.home });
+      s.flameRel = [n0 - w.home[0], n1 - w.home[0]];
+    }
+    this.onChange();
+  }
+
+  /** Shows or hides the scope table. */
+  toggleTable() {
+    this.state.tableOpen = !this.state.tableOpen;
+    this.onChange();
+  }
+
+  /**
+   * Sorts the table by `key`; the same key again flips the direction.
+   * @param {import('./scope_table.js').SortKey} key
+   */
+  sortBy(key) {
+    const s = this.state;
+    if (s.sortKey === key) s.sortDesc = !s.sortDesc;
+    else { s.sortKey = key; s.sortDesc = key !== 'name'; }
+    this.onChange();
+  }
+
+  /** The scope whose callers and callees are shown, or none. @param {string | null} name */
+  selectName(name) {
+    this.state.selectedName = name === this.state.selectedName ? null : name;
+    this.onChange();
+  }
+
+  toggleCompensate() {
+    this.state.compensate = !this.state.compensate;
+    this.onChange();
+  }
+
+  /** What the table compares against (a frame, a range or a capture), or none. @param {Baseline | null} b */
+  setBaseline(b) {
+    this.state.baseline = b;
+    this.onChange();
+  }
+
   /** After the store was cleared (another capture): no range, pin, flame window or scroll. Pause stays. */
   clearSelection() {
     const s = this.state;
     s.range = null; s.pinned = -1; s.flameRel = null; s.frozenEnd = 0; s.scrollY = 0; s.dragSel = null; s.held = false;
+    s.searchIndex = -1; // the search, the table and its baseline stay: a baseline from another capture compares captures
     this.onChange();
   }
 }

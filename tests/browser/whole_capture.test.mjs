@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { browserUnavailableReason, serveDirectory, launchBrowser, collectPageErrors, nextFrames, screenshot } from './harness.mjs';
+import { browserUnavailableReason, serveDirectory, launchBrowser, collectPageErrors, nextFrames, screenshot, startVorServe, waitForPage } from './harness.mjs';
 
 const [vorBin, makeCapture, siteDir] = process.argv.slice(2);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -44,29 +44,8 @@ after(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-function serve(file) {
-  const child = spawn(vorBin, ['serve', file, '--port', '0', '--site', siteDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let text = '';
-    child.stderr.on('data', (d) => {
-      text += d;
-      const m = text.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
-      if (m) resolve(m[0]);
-    });
-    child.on('exit', (code) => reject(new Error(`vor serve exited (${code}): ${text}`)));
-  });
-}
-
-async function waitFor(page, predicate, what, timeoutMs = 30000, arg = undefined) {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await page.evaluate(predicate, arg).catch(() => null);
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}: ${await page.evaluate(() => document.querySelector('.vor-status')?.textContent).catch(() => '?')}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const serve = (file) => startVorServe(vorBin, [file], siteDir, children);
+const waitFor = waitForPage;
 const view = (page) => page.evaluate(() => window.vorPanel.viewState());
 const statusText = (page) => page.evaluate(() => document.querySelector('.vor-status').textContent);
 const statsText = (page) => page.evaluate(() => document.querySelector('.vor-stats').textContent);
