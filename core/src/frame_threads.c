@@ -357,6 +357,60 @@ static void put_scope(vor_scope_record *r, uint32_t id, uint32_t depth, int64_t 
     r->flags = flags | (id ? 0 : PRUNED);
 }
 
+/* The drain's common case, every event of [i, end) kept (the frame is not full):
+ * a chunk at a time, ticks of the frame's line mapped inline (the formula of
+ * vor_clock_map_ns, so a tick maps to the same ns as anywhere else), the site id of the
+ * previous event reused. The frame thread reads every recorded scope here, so this loop
+ * is most of the drain's cost per scope. Returns the scopes written at out[0..]. */
+static uint32_t emit_ended_fast(vor_ring_cursor *c, uint64_t i, uint64_t end, const vor_thread *t,
+                                vor_scope_record *out, const vor_clock_map *map, int64_t frame_start_ns, int64_t epoch,
+                                uint32_t *unregistered, int *late) {
+    uint32_t n = 0, missing = 0;
+    int64_t min_end = INT64_MAX;
+    const uint64_t base_tick = map->base_tick;
+    const int64_t base_ns = map->base_ns - epoch;
+    const double ns_per_tick = map->ns_per_tick;
+    const int identity = map->identity;
+    const vor_site *last_site = NULL;
+    uint32_t last_id = 0;
+    while (i < end) {
+        const vor_event *e = vor_ring_peek(c, i);
+        uint64_t in_chunk = VOR_RING_CHUNK_EVENTS - (i - c->base);
+        uint64_t run = end - i < in_chunk ? end - i : in_chunk;
+        for (const vor_event *stop = e + run; e < stop; e++) {
+            vor_site *site = e->site;
+            if (site != last_site) {
+                last_site = site;
+                last_id = site_id(site);
+            }
+            int64_t start, stop_ns;
+            if (identity) { /* ticks are ns (a fake or a nanosecond clock) */
+                start = (int64_t)e->start - epoch;
+                stop_ns = (int64_t)e->end - epoch;
+            } else {
+                int64_t ds = (int64_t)(e->start - base_tick), de = (int64_t)(e->end - base_tick);
+                start = VOR_LIKELY(ds >= 0) ? base_ns + (int64_t)((double)ds * ns_per_tick)
+                                            : map_start(t, e->depth, e->start, map) - epoch;
+                stop_ns = VOR_LIKELY(de >= 0) ? base_ns + (int64_t)((double)de * ns_per_tick)
+                                              : vor_clock_map_ns(map, e->end) - epoch;
+            }
+            vor_scope_record *r = &out[n++];
+            r->site_id = last_id;
+            r->depth = e->depth;
+            r->start_ns = start;
+            r->duration_ns = stop_ns > start ? stop_ns - start : 0;
+            r->parent = VOR_PARENT_UNKNOWN;
+            r->flags = last_id ? 0 : PRUNED;
+            missing += last_id == 0;
+            min_end = stop_ns < min_end ? stop_ns : min_end;
+        }
+        i += run;
+    }
+    *unregistered += missing;
+    *late |= min_end < frame_start_ns - epoch;
+    return n;
+}
+
 /* Appends a thread's scopes at ft.scopes[first..]; returns how many. */
 static uint32_t emit(thread_take *k, uint64_t first, const vor_clock_map *map, int64_t frame_start_ns,
                      int64_t frame_end_ns, int64_t epoch, uint64_t *dropped, uint64_t *open_at_exit) {
@@ -365,20 +419,28 @@ static uint32_t emit(thread_take *k, uint64_t first, const vor_clock_map *map, i
     uint32_t n = 0, unregistered = 0;
     uint64_t frame_full = 0;
 
-    /* Ended in the frame, in end order. */
+    /* Ended in the frame, in end order. Those that ended before the session or during a
+     * pause are a prefix (end order): skipped first. */
     vor_ring_cursor c = vor_ring_reader(t);
-    for (uint64_t i = t->tail; i < k->ready_end; i++) {
-        const vor_event *e = vor_ring_peek(&c, i);
-        if (is_discarded(e->end)) continue; /* ended before the session or during a pause */
-        if (!keep(k, e->depth)) {
-            frame_full++;
-            continue;
+    uint64_t from = t->tail;
+    while (from < k->ready_end && is_discarded(vor_ring_peek(&c, from)->end)) from++;
+    int late = 0; /* an end before the frame's start: clamp_late_ends has work */
+    if (VOR_LIKELY(k->keep_depth == UINT32_MAX)) {
+        n = emit_ended_fast(&c, from, k->ready_end, t, out, map, frame_start_ns, epoch, &unregistered, &late);
+    } else {
+        for (uint64_t i = from; i < k->ready_end; i++) {
+            const vor_event *e = vor_ring_peek(&c, i);
+            if (!keep(k, e->depth)) {
+                frame_full++;
+                continue;
+            }
+            uint32_t id = site_id(e->site);
+            int64_t start = map_start(t, e->depth, e->start, map);
+            int64_t end = vor_clock_map_ns(map, e->end); /* before the frame if published late: see below */
+            put_scope(&out[n++], id, e->depth, start, end, 0, epoch);
+            unregistered += id == 0;
+            late |= end < frame_start_ns;
         }
-        uint32_t id = site_id(e->site);
-        int64_t start = map_start(t, e->depth, e->start, map);
-        int64_t end = vor_clock_map_ns(map, e->end); /* before the frame if published late: see below */
-        put_scope(&out[n++], id, e->depth, start, end, 0, epoch);
-        unregistered += id == 0;
     }
     vor_ring_consume(t, k->ready_end);
     uint32_t n_ended;
@@ -427,7 +489,7 @@ static uint32_t emit(thread_take *k, uint64_t first, const vor_clock_map *map, i
     }
     uint32_t n_open = n - n_ended;
     vor_scopes_link_parents(out, n_ended, n_open, ft.last_at, VOR_MAX_DEPTH);
-    clamp_late_ends(out, n_ended, n, frame_start_ns - epoch);
+    if (VOR_UNLIKELY(late || k->final)) clamp_late_ends(out, n_ended, n, frame_start_ns - epoch);
     if (VOR_UNLIKELY(unregistered)) {
         uint32_t gone = prune(out, &n_ended, &n_open);
         n = n_ended + n_open;
