@@ -1,5 +1,6 @@
-/* mergesort.c: the merge sort of mergesort.h, built once per MERGESORT_NAME (see there).
- * The recursive function is noinline, as a user's instrumented function would be. */
+/* mergesort.c: the merge sort of mergesort.h and its call tree without the work, built
+ * once per MERGESORT_SUFFIX (see there). The recursive functions are noinline, as a
+ * user's instrumented function would be. */
 #include "mergesort.h"
 
 #include <string.h>
@@ -33,6 +34,19 @@ static __attribute__((noinline)) uint64_t sort(uint32_t *a, uint32_t *tmp, uint3
     return calls;
 }
 
-uint64_t MERGESORT_NAME(uint32_t *a, uint32_t *tmp, uint32_t n) {
+static __attribute__((noinline)) uint64_t tree(uint32_t n) {
+    VOR_FUNCTION();
+    if (n <= MERGESORT_LEAF) return 1;
+    return 1 + tree(n / 2) + tree(n - n / 2);
+}
+
+#define PASTE2(a, b) a##_##b
+#define PASTE(a, b) PASTE2(a, b)
+
+uint64_t PASTE(mergesort, MERGESORT_SUFFIX)(uint32_t *a, uint32_t *tmp, uint32_t n) {
     return sort(a, tmp, n);
+}
+
+uint64_t PASTE(calltree, MERGESORT_SUFFIX)(uint32_t n) {
+    return tree(n);
 }
