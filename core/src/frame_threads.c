@@ -359,56 +359,71 @@ static void put_scope(vor_scope_record *r, uint32_t id, uint32_t depth, int64_t 
 
 /* The drain's common case, every event of [i, end) kept (the frame is not full):
  * a chunk at a time, ticks of the frame's line mapped inline (the formula of
- * vor_clock_map_ns, so a tick maps to the same ns as anywhere else), the site id of the
- * previous event reused. The frame thread reads every recorded scope here, so this loop
- * is most of the drain's cost per scope. Returns the scopes written at out[0..]. */
+ * vor_clock_map_ns, so a tick maps to the same ns as anywhere else), the site id and
+ * flags of the previous event reused. The frame thread reads every recorded scope here,
+ * so this loop is most of the drain's cost per scope. */
+typedef struct fast_state {
+    const vor_thread *t;
+    const vor_clock_map *map;
+    uint64_t base_tick;
+    int64_t base_ns, epoch; /* base_ns relative to the epoch */
+    double ns_per_tick;
+    const vor_site *last_site;
+    uint32_t last_id, last_flags;
+    int missing;     /* a site without an id (the table is full) */
+    int64_t min_end; /* relative to the epoch */
+} fast_state;
+
+static inline __attribute__((always_inline)) vor_scope_record *
+emit_run(fast_state *f, const vor_event *e, const vor_event *stop, vor_scope_record *r, const int identity) {
+    int64_t min_end = f->min_end;
+    for (; e < stop; e++, r++) {
+        vor_site *site = e->site;
+        if (VOR_UNLIKELY(site != f->last_site)) {
+            f->last_site = site;
+            f->last_id = site_id(site);
+            f->last_flags = f->last_id ? 0 : PRUNED;
+            f->missing |= f->last_id == 0;
+        }
+        int64_t start, stop_ns;
+        if (identity) { /* ticks are ns (a fake or a nanosecond clock) */
+            start = (int64_t)e->start - f->epoch;
+            stop_ns = (int64_t)e->end - f->epoch;
+        } else {
+            int64_t ds = (int64_t)(e->start - f->base_tick), de = (int64_t)(e->end - f->base_tick);
+            start = VOR_LIKELY(ds >= 0) ? f->base_ns + (int64_t)((double)ds * f->ns_per_tick)
+                                        : map_start(f->t, e->depth, e->start, f->map) - f->epoch;
+            stop_ns = VOR_LIKELY(de >= 0) ? f->base_ns + (int64_t)((double)de * f->ns_per_tick)
+                                          : vor_clock_map_ns(f->map, e->end) - f->epoch;
+        }
+        r->site_id = f->last_id;
+        r->depth = e->depth;
+        r->start_ns = start;
+        r->duration_ns = stop_ns > start ? stop_ns - start : 0;
+        r->parent = VOR_PARENT_UNKNOWN;
+        r->flags = f->last_flags;
+        min_end = stop_ns < min_end ? stop_ns : min_end;
+    }
+    f->min_end = min_end;
+    return r;
+}
+
+/* Returns the scopes written at out[0..]. */
 static uint32_t emit_ended_fast(vor_ring_cursor *c, uint64_t i, uint64_t end, const vor_thread *t,
                                 vor_scope_record *out, const vor_clock_map *map, int64_t frame_start_ns, int64_t epoch,
                                 uint32_t *unregistered, int *late) {
-    uint32_t n = 0, missing = 0;
-    int64_t min_end = INT64_MAX;
-    const uint64_t base_tick = map->base_tick;
-    const int64_t base_ns = map->base_ns - epoch;
-    const double ns_per_tick = map->ns_per_tick;
-    const int identity = map->identity;
-    const vor_site *last_site = NULL;
-    uint32_t last_id = 0;
+    fast_state f = {t, map, map->base_tick, map->base_ns - epoch, epoch, map->ns_per_tick, NULL, 0, 0, 0, INT64_MAX};
+    vor_scope_record *r = out;
     while (i < end) {
         const vor_event *e = vor_ring_peek(c, i);
         uint64_t in_chunk = VOR_RING_CHUNK_EVENTS - (i - c->base);
         uint64_t run = end - i < in_chunk ? end - i : in_chunk;
-        for (const vor_event *stop = e + run; e < stop; e++) {
-            vor_site *site = e->site;
-            if (site != last_site) {
-                last_site = site;
-                last_id = site_id(site);
-            }
-            int64_t start, stop_ns;
-            if (identity) { /* ticks are ns (a fake or a nanosecond clock) */
-                start = (int64_t)e->start - epoch;
-                stop_ns = (int64_t)e->end - epoch;
-            } else {
-                int64_t ds = (int64_t)(e->start - base_tick), de = (int64_t)(e->end - base_tick);
-                start = VOR_LIKELY(ds >= 0) ? base_ns + (int64_t)((double)ds * ns_per_tick)
-                                            : map_start(t, e->depth, e->start, map) - epoch;
-                stop_ns = VOR_LIKELY(de >= 0) ? base_ns + (int64_t)((double)de * ns_per_tick)
-                                              : vor_clock_map_ns(map, e->end) - epoch;
-            }
-            vor_scope_record *r = &out[n++];
-            r->site_id = last_id;
-            r->depth = e->depth;
-            r->start_ns = start;
-            r->duration_ns = stop_ns > start ? stop_ns - start : 0;
-            r->parent = VOR_PARENT_UNKNOWN;
-            r->flags = last_id ? 0 : PRUNED;
-            missing += last_id == 0;
-            min_end = stop_ns < min_end ? stop_ns : min_end;
-        }
+        r = map->identity ? emit_run(&f, e, e + run, r, 1) : emit_run(&f, e, e + run, r, 0);
         i += run;
     }
-    *unregistered += missing;
-    *late |= min_end < frame_start_ns - epoch;
-    return n;
+    *unregistered += (uint32_t)f.missing;
+    *late |= f.min_end < frame_start_ns - epoch;
+    return (uint32_t)(r - out);
 }
 
 /* Appends a thread's scopes at ft.scopes[first..]; returns how many. */

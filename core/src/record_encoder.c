@@ -71,6 +71,7 @@ struct vor_record_encoder {
     user_history user[MAX_COLUMNS];
     uint32_t column_declared_version[MAX_COLUMNS]; /* unit_version + 1; 0 = not declared */
     uint8_t site_declared[SITE_BITS];
+    uint32_t sites_declared_prefix; /* sites 1..this are all declared */
     uint8_t module_declared[MODULE_BITS];
     declared_thread threads[THREAD_TABLE]; /* open addressing by thread id */
     declaration_lists columns, sites, modules;
@@ -256,6 +257,9 @@ static int collect_declarations(vor_record_encoder *e, const vor_frame_record *r
     for (uint32_t t = 0; t < rec->n_threads; t++) {
         const vor_thread_record *tr = &rec->threads[t];
         collect_thread(e, tr->thread_id);
+        /* Every site registered so far is declared (true after the first frames of most
+         * programs): the frame's ids need no look, they are declared or never will be. */
+        if (e->sites_declared_prefix >= vor_site_count()) continue;
         uint32_t previous = 0; /* a site just looked at needs no second look */
         for (uint32_t i = 0; i < tr->n_scopes + tr->n_open; i++) {
             uint32_t id = tr->scopes[i].site_id;
@@ -483,6 +487,8 @@ static void commit(vor_record_encoder *e, const vor_frame_record *rec) {
         if (vor_column_read(id, &c)) e->column_declared_version[id] = c.unit_version + 1;
     }
     for (uint32_t i = 0; i < e->sites.fresh.n; i++) bit_set(e->site_declared, e->sites.fresh.ids[i], 1);
+    while (e->sites_declared_prefix < VOR_MAX_SITES && bit_get(e->site_declared, e->sites_declared_prefix + 1))
+        e->sites_declared_prefix++;
     for (uint32_t i = 0; i < e->modules.fresh.n; i++) bit_set(e->module_declared, e->modules.fresh.ids[i], 1);
     for (uint32_t i = 0; i < e->n_fresh_threads; i++) {
         declared_thread *d = thread_entry(e, e->fresh_threads[i].thread_id);
