@@ -400,8 +400,7 @@ emit_run(fast_state *f, const vor_event *e, const vor_event *stop, vor_scope_rec
         r->depth = e->depth;
         r->start_ns = start;
         r->duration_ns = stop_ns > start ? stop_ns - start : 0;
-        r->parent = VOR_PARENT_UNKNOWN;
-        r->flags = f->last_flags;
+        r->flags = f->last_flags; /* parent: vor_scopes_link_parents sets every one, below */
         min_end = stop_ns < min_end ? stop_ns : min_end;
     }
     f->min_end = min_end;

@@ -370,8 +370,15 @@ static void write_ended(const vor_scope_record *s, uint32_t n, int64_t frame_sta
         if (!vor_out_reserve(out, (size_t)batch * ENDED_MAX_BYTES)) return;
         uint8_t *p = out->data + out->size;
         for (const vor_scope_record *e = s + done, *end = e + batch; e < end; e++) {
-            p = vor_put_varint(p, e->site_id);
-            p = vor_put_varint(p, (uint64_t)e->depth << 1 | ((e->flags & VOR_SCOPE_UNWOUND) ? 1u : 0u));
+            uint64_t depth = (uint64_t)e->depth << 1 | ((e->flags & VOR_SCOPE_UNWOUND) ? 1u : 0u);
+            if ((e->site_id | depth) < 0x80) { /* the usual case: one byte each */
+                p[0] = (uint8_t)e->site_id;
+                p[1] = (uint8_t)depth;
+                p += 2;
+            } else {
+                p = vor_put_varint(p, e->site_id);
+                p = vor_put_varint(p, depth);
+            }
             p = vor_put_varint(p, vor_zigzag(e->start_ns - prev_start));
             p = vor_put_varint(p, (uint64_t)(e->duration_ns > 0 ? e->duration_ns : 0));
             prev_start = e->start_ns;
