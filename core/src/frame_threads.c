@@ -377,7 +377,7 @@ static uint32_t emit(thread_take *k, uint64_t first, const vor_clock_map *map, i
         uint32_t id = site_id(e->site);
         int64_t start = map_start(t, e->depth, e->start, map);
         int64_t end = vor_clock_map_ns(map, e->end); /* before the frame if published late: see below */
-        put_scope(&out[n++], id, e->depth, start, end, 0, epoch);
+        put_scope(&out[n++], id, e->depth, start, end, e->flags, epoch);
         unregistered += id == 0;
     }
     vor_ring_consume(t, k->ready_end);
