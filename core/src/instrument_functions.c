@@ -39,11 +39,11 @@ static inline void enter_hook(void *fn, void *call_site, uintptr_t pos) {
     if (t != NULL) {
         vor_site *site = vor_function_site(fn);
 #if defined(VOR_PLATFORM_WASM)
-        vor_scope_push_at(t, site, pos, pos, NULL);
+        vor_scope_push_at(t, site, pos, pos, NULL, fn);
 #else
         uint32_t d = t->depth;
         if (d < VOR_MAX_DEPTH) t->open_call_site[d + 1] = call_site;
-        vor_scope_push_at(t, site, pos, pos - 1, call_site);
+        vor_scope_push_at(t, site, pos, pos - 1, call_site, fn);
 #endif
     } else {
         vor_atomic_add_relaxed(&vor_refused_scopes, 1);
@@ -51,7 +51,7 @@ static inline void enter_hook(void *fn, void *call_site, uintptr_t pos) {
     in_hook = 0;
 }
 
-void __cyg_profile_func_enter(void *fn, void *call_site) {
+VOR_HOT_ENTRY void __cyg_profile_func_enter(void *fn, void *call_site) {
     if (!vor_internal_is_collecting()) return;
     enter_hook(fn, call_site, VOR_STACK_POSITION());
 }
@@ -60,10 +60,19 @@ void vor_function_enter_unchecked(void *fn, void *call_site) {
     enter_hook(fn, call_site, VOR_STACK_POSITION());
 }
 
-void __cyg_profile_func_exit(void *fn, void *call_site) {
+/* The exit hook beyond its common case (the entry on top is not plainly its function's,
+ * too deep, too short, the ring at its limit, a clock read through a call). */
+__attribute__((noinline)) static void exit_slow(vor_thread *t, void *fn, uintptr_t pos, int tail) {
+    uint64_t end = vor_clock_ticks();
+    in_hook = 1;
+    vor_scope_pop_at_slow(t, end, pos, NULL, fn, tail);
+    in_hook = 0;
+}
+
+/* The common case calls nothing, so it saves no registers. */
+VOR_HOT_ENTRY void __cyg_profile_func_exit(void *fn, void *call_site) {
     vor_thread *t = vor_tls_thread;
     if (t == NULL || t->depth == 0 || in_hook) return; /* nothing open: no clock read */
-    uint64_t end = vor_clock_ticks();
     uintptr_t pos = VOR_STACK_POSITION();
     /* GCC and Clang call the exit hook of a void function as a tail call: it then returns
      * straight to fn's caller (call_site), and `pos` is the caller's position, not fn's
@@ -74,13 +83,22 @@ void __cyg_profile_func_exit(void *fn, void *call_site) {
 #else
     int tail = __builtin_return_address(0) == call_site;
 #endif
+    if (VOR_UNLIKELY(!vor_clock_source_is_inline())) {
+        exit_slow(t, fn, pos, tail);
+        return;
+    }
+    uint64_t end = vor_clock_read_inline();
     uint32_t d = t->depth - 1;
-    in_hook = 1;
-    if (VOR_LIKELY(d < VOR_MAX_DEPTH && (tail ? t->open_pos[d + 1] > pos : t->open_pos[d + 1] == pos) &&
-                   vor_function_site_address(t->open[d].site) == fn))
-        vor_scope_pop(t, end);
-    else /* skipped entries, too deep, the shared unknown site, or not this function's */
-        vor_scope_pop_at_slow(t, end, pos, NULL, fn, tail);
+    uint64_t head = t->head;
+    if (VOR_UNLIKELY(d >= VOR_MAX_DEPTH || head >= t->fast_limit || t->open_at[d + 1].fn != fn ||
+                     (tail ? t->open_at[d + 1].pos <= pos : t->open_at[d + 1].pos != pos) ||
+                     end - t->open[d].start < vor_atomic_load_relaxed(&vor_min_duration_ticks))) {
+        exit_slow(t, fn, pos, tail);
+        return;
+    }
+    in_hook = 1; /* a signal handler's instrumented code returns at once meanwhile */
+    vor_scope_append(t, head, d, end, 0);
+    vor_atomic_store_release(&t->depth, d);
     in_hook = 0;
 }
 

@@ -59,38 +59,39 @@ void vor_scope_pop_slow(vor_thread *t, uint64_t end) {
 }
 
 /* 1 if the entry at depth d (stored) is one a jump skipped, seen from an entry at `pos`
- * (an entry hook's `call_site` and `site`; 0 and NULL for the macros): it began deeper,
- * or, for a hook, at the same position from another call site (a sibling that had the
- * same frame size) or from the same call site for the same function (an earlier call of
- * it). An inlined function's entry shares its caller's position and call site. */
-static int is_skipped(const vor_thread *t, uint32_t d, uintptr_t pos, const void *call_site, const vor_site *site) {
-    uintptr_t p = t->open_pos[d + 1];
+ * (an entry hook's `call_site` and `fn`; NULL for the macros): it began deeper, or, for a
+ * hook, at the same position from another call site (a sibling that had the same frame
+ * size) or from the same call site for the same function (an earlier call of it). An
+ * inlined function's entry shares its caller's position and call site. */
+static int is_skipped(const vor_thread *t, uint32_t d, uintptr_t pos, const void *call_site, const void *fn) {
+    uintptr_t p = t->open_at[d + 1].pos;
     if (p != pos || call_site == NULL || p == 0) return p > pos;
-    const vor_site *s = t->open[d].site;
-    if (vor_function_site_address((vor_site *)s) == NULL) return 0; /* a macro's scope */
-    return t->open_call_site[d + 1] != call_site || s == site;
+    const void *entry_fn = t->open_at[d + 1].fn;
+    if (entry_fn == NULL) return 0; /* a macro's scope */
+    return t->open_call_site[d + 1] != call_site || entry_fn == fn;
 }
 
 /* Closes, flagged unwound and ended at `now`, the open scopes a jump skipped (is_skipped).
  * Too deep to have been stored, scopes have no position; they go with the deepest stored
  * one (they are deeper still). */
-static void close_skipped(vor_thread *t, uintptr_t pos, const void *call_site, const vor_site *site, uint64_t now) {
+static void close_skipped(vor_thread *t, uintptr_t pos, const void *call_site, const void *fn, uint64_t now) {
     uint32_t d = t->depth;
-    if (d > VOR_MAX_DEPTH && t->open_pos[VOR_MAX_DEPTH] > pos) {
+    if (d > VOR_MAX_DEPTH && t->open_at[VOR_MAX_DEPTH].pos > pos) {
         vor_atomic_store_relaxed(&t->dropped_deep, t->dropped_deep + (d - VOR_MAX_DEPTH));
         vor_atomic_store_release(&t->depth, VOR_MAX_DEPTH);
         d = VOR_MAX_DEPTH;
     }
-    while (d > 0 && d <= VOR_MAX_DEPTH && is_skipped(t, d - 1, pos, call_site, site)) {
+    while (d > 0 && d <= VOR_MAX_DEPTH && is_skipped(t, d - 1, pos, call_site, fn)) {
         close_top(t, now, VOR_SCOPE_UNWOUND);
         d--;
     }
 }
 
-void vor_scope_push_at_slow(vor_thread *t, vor_site *site, uintptr_t pos, uintptr_t limit, const void *call_site) {
+void vor_scope_push_at_slow(vor_thread *t, vor_site *site, uintptr_t pos, uintptr_t limit, const void *call_site,
+                            const void *fn) {
     uint32_t d = t->depth;
-    if (d > 0 && t->open_pos[d < VOR_MAX_DEPTH ? d : VOR_MAX_DEPTH] > limit) {
-        close_skipped(t, pos, call_site, site, vor_clock_ticks());
+    if (d > 0 && t->open_at[d < VOR_MAX_DEPTH ? d : VOR_MAX_DEPTH].pos > limit) {
+        close_skipped(t, pos, call_site, fn, vor_clock_ticks());
         d = t->depth;
     }
     if (d >= VOR_MAX_DEPTH) {
@@ -98,22 +99,21 @@ void vor_scope_push_at_slow(vor_thread *t, vor_site *site, uintptr_t pos, uintpt
         return;
     }
     t->open_call_site[d + 1] = call_site;
-    vor_scope_open_entry(t, d, site, pos, vor_clock_ticks());
+    vor_scope_open_entry(t, d, site, pos, fn, vor_clock_ticks());
 }
 
 /* 1 if the open entry at depth d is the one `site` (or, without a site, the function `fn`)
  * began. */
 static int is_own_entry(const vor_thread *t, uint32_t d, const vor_site *site, const void *fn) {
-    const vor_site *s = t->open[d].site;
-    if (site != NULL) return s == site;
-    return vor_function_site_address((vor_site *)s) == fn || vor_function_site_is_unknown(s);
+    if (site != NULL) return t->open[d].site == site;
+    return t->open_at[d + 1].fn == fn;
 }
 
 void vor_scope_pop_at_slow(vor_thread *t, uint64_t end, uintptr_t pos, const vor_site *site, const void *fn, int tail) {
     uint32_t d = t->depth;
     if (d == 0) return; /* its entry was closed already */
     if (d > VOR_MAX_DEPTH) {
-        if (tail || t->open_pos[VOR_MAX_DEPTH] <= pos) {
+        if (tail || t->open_at[VOR_MAX_DEPTH].pos <= pos) {
             close_top(t, end, 0); /* too deep to be stored: its own as far as anyone knows */
             return;
         }
@@ -128,7 +128,7 @@ void vor_scope_pop_at_slow(vor_thread *t, uint64_t end, uintptr_t pos, const vor
     for (;;) {
         if (k == 0) return; /* not open: ignored rather than close a caller's scope */
         k--;
-        uintptr_t p = t->open_pos[k + 1];
+        uintptr_t p = t->open_at[k + 1].pos;
         if (p != 0 && (tail ? p > pos : p <= pos) && is_own_entry(t, k, site, fn)) break;
         if (p != 0 && (tail ? p <= pos : p < pos)) return;
     }
@@ -147,19 +147,19 @@ __attribute__((noinline)) static vor_site *enter_slow(vor_site *site, uintptr_t 
             return NULL;
         }
     }
-    vor_scope_push_at(t, site, pos, pos, NULL);
+    vor_scope_push_at(t, site, pos, pos, NULL, NULL);
     return site;
 }
 
 /* The common case calls nothing, so it saves no registers; every other case is a tail
  * call. */
-vor_site *vor_scope_enter(vor_site *site) {
+VOR_HOT_ENTRY vor_site *vor_scope_enter(vor_site *site) {
     uintptr_t pos = VOR_STACK_POSITION();
     vor_thread *t = vor_tls_thread;
     uint32_t d;
     if (VOR_UNLIKELY(t == NULL || !vor_scope_push_at_plain(t, pos, &d) || !vor_clock_source_is_inline()))
         return enter_slow(site, pos);
-    vor_scope_open_entry(t, d, site, pos, vor_clock_read_inline());
+    vor_scope_open_entry(t, d, site, pos, NULL, vor_clock_read_inline());
     return site;
 }
 
@@ -169,7 +169,7 @@ __attribute__((noinline)) static void leave_slow(vor_site *site, uintptr_t pos) 
     if (t != NULL) vor_scope_pop_at(t, end, pos, site);
 }
 
-void vor_scope_leave(vor_site *site) {
+VOR_HOT_ENTRY void vor_scope_leave(vor_site *site) {
     uintptr_t pos = VOR_STACK_POSITION();
     if (VOR_UNLIKELY(!vor_clock_source_is_inline())) {
         leave_slow(site, pos);

@@ -119,9 +119,13 @@ typedef struct vor_thread {
     uint64_t unbalanced;     /* atomic, single writer: end with nothing open */
     uint64_t exit_tick;      /* when the thread exited (valid once `exited` is seen) */
     vor_open_scope open[VOR_MAX_DEPTH];
-    /* Owner only: open_pos[d + 1] is where the stack was when the scope at depth d began
-     * (scope_hot.h: larger is deeper, 0 unknown); open_pos[0] stays 0. */
-    uintptr_t open_pos[VOR_MAX_DEPTH + 1];
+    /* Owner only: open_at[d + 1] says where the scope at depth d began: the stack position
+     * (scope_hot.h: larger is deeper, 0 unknown) and, for an entry hook's, the function
+     * (NULL for the macros'); open_at[0] stays {0, NULL}. */
+    struct {
+        uintptr_t pos;
+        const void *fn;
+    } open_at[VOR_MAX_DEPTH + 1];
     /* Owner only: open_call_site[d + 1] is the call site an entry hook gave for the scope at
      * depth d (scopes of the macros leave it stale: only function sites read it). */
     const void *open_call_site[VOR_MAX_DEPTH + 1];
