@@ -42,12 +42,14 @@
  * would call it from the caller's position; the hooks detect it (instrument_functions.c).
  *
  * The clock is read last in begin and first in end, so a scope's duration excludes
- * most of vor's own bookkeeping.
+ * most of vor's own bookkeeping (and, with VOR_NVTX=1, the NVTX range's calls:
+ * nvtx_ranges.h; off, they cost one predicted branch each).
  */
 #ifndef VOR_SCOPE_HOT_H
 #define VOR_SCOPE_HOT_H
 
 #include "clock.h"
+#include "nvtx_ranges.h"
 #include "vor_internal.h"
 
 /* Where the calling function's stack is, as a number that grows with depth (the stack
@@ -69,6 +71,7 @@
 #define VOR_HOT_ENTRY __attribute__((aligned(64)))
 
 static inline void vor_scope_push(vor_thread *t, vor_site *site) {
+    if (VOR_NVTX_ON()) vor_nvtx_push(site); /* VOR_NVTX=1: before the clock read */
     uint32_t d = t->depth;
     if (VOR_LIKELY(d < VOR_MAX_DEPTH)) {
         t->open_at[d + 1].pos = 0; /* no position: never judged skipped */
@@ -164,6 +167,7 @@ static inline void vor_scope_pop_at(vor_thread *t, uint64_t end, uintptr_t pos, 
 }
 
 static inline void vor_scope_pop(vor_thread *t, uint64_t end) {
+    if (VOR_NVTX_ON() && t->depth != 0) vor_nvtx_pop(); /* after the clock read */
     uint32_t d = t->depth - 1; /* wraps when nothing is open */
     uint64_t head = t->head;
     if (VOR_UNLIKELY(d >= VOR_MAX_DEPTH || head >= t->fast_limit ||
