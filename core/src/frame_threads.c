@@ -400,7 +400,7 @@ emit_run(fast_state *f, const vor_event *e, const vor_event *stop, vor_scope_rec
         r->depth = e->depth;
         r->start_ns = start;
         r->duration_ns = stop_ns > start ? stop_ns - start : 0;
-        r->flags = f->last_flags; /* parent: vor_scopes_link_parents sets every one, below */
+        r->flags = f->last_flags | e->flags; /* parent: vor_scopes_link_parents sets every one, below */
         min_end = stop_ns < min_end ? stop_ns : min_end;
     }
     f->min_end = min_end;
@@ -451,7 +451,7 @@ static uint32_t emit(thread_take *k, uint64_t first, const vor_clock_map *map, i
             uint32_t id = site_id(e->site);
             int64_t start = map_start(t, e->depth, e->start, map);
             int64_t end = vor_clock_map_ns(map, e->end); /* before the frame if published late: see below */
-            put_scope(&out[n++], id, e->depth, start, end, 0, epoch);
+            put_scope(&out[n++], id, e->depth, start, end, e->flags, epoch);
             unregistered += id == 0;
             late |= end < frame_start_ns;
         }

@@ -23,7 +23,6 @@
 
 #include "capture_format.h"
 #include "crc32c.h"
-#include "pending_contracts.h"
 #include "utf8.h"
 #include "vor/reader.h"
 
@@ -113,7 +112,7 @@ void vor_encode_capture_header(vor_out *out, const vor_capture_header_info *info
                       : clock.cross_origin_isolated > 0 ? VOR_ISOLATION_YES
                                                         : VOR_ISOLATION_NO);
     vor_out_f64le(&body, vor_scope_self_cost_ns_locked());
-    vor_out_f64le(&body, vor_pending_function_span_ns());
+    vor_out_f64le(&body, vor_function_span_ns_locked());
 
     size_t start = out->size;
     vor_out_bytes(out, VOR_CAPTURE_MAGIC, VOR_CAPTURE_MAGIC_BYTES);
