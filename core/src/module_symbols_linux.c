@@ -72,13 +72,6 @@ static void set_error(char *err, size_t cap, const char *fmt, ...) {
     va_end(ap);
 }
 
-void vor_symbol_copy(char *out, size_t cap, const char *s) {
-    if (cap == 0) return;
-    size_t n = s ? vor_utf8_cut(s, cap - 1) : 0;
-    if (n > 0) memcpy(out, s, n);
-    out[n] = '\0';
-}
-
 void vor_build_id_hex(const uint8_t *bytes, size_t n, char *out) {
     static const char digits[] = "0123456789abcdef";
     if (n > (VOR_BUILD_ID_HEX_BYTES - 1) / 2) n = 0;
@@ -339,20 +332,6 @@ int vor_module_symbols_has_symtab(const vor_module_symbols *m) {
 
 int vor_module_symbols_has_dwarf(const vor_module_symbols *m) {
     return m->dwarf_elf != NULL;
-}
-
-size_t vor_sorted_count_at_or_below(const void *entries, size_t n, size_t stride, uint64_t key) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint64_t k;
-        memcpy(&k, (const char *)entries + mid * stride, sizeof k);
-        if (k <= key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /* The index entry of the function containing `address`, or NULL. */
