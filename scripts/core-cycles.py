@@ -102,11 +102,26 @@ def strongly_connected(nodes, edges):
     return result
 
 
+def print_layers(components, edges):
+    """Level 0: objects that use no other; level n: one above the highest they use.
+    Tarjan's algorithm returns components dependencies first, so one pass suffices."""
+    component_of = {member: i for i, c in enumerate(components) for member in c}
+    level = []
+    for i, component in enumerate(components):
+        below = {component_of[t] for m in component for t in edges[m]} - {i}
+        level.append(1 + max((level[j] for j in below), default=-1))
+    for n in range(max(level, default=-1) + 1):
+        members = [" <-> ".join(c) if len(c) > 1 else c[0] for i, c in enumerate(components) if level[i] == n]
+        print(f"layer {n}: {', '.join(sorted(members))}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", help="directories holding the core's object files, or .o files")
     parser.add_argument("--allow", action="append", default=[], metavar="A:B[:C...]",
                         help="objects allowed to form one cycle together (repeatable)")
+    parser.add_argument("--layers", action="store_true",
+                        help="also print the layers: each object (or allowed cycle) one level above what it uses")
     parser.add_argument("--nm", default=os.environ.get("NM", "nm"), help="the nm to use (default: nm, or $NM)")
     args = parser.parse_args()
 
@@ -155,6 +170,8 @@ def main():
         for a in component:
             for b in sorted(edges[a] & members):
                 print(f"    {a} -> {b}: {', '.join(sorted(why[(a, b)])[:4])}")
+    if args.layers:
+        print_layers(strongly_connected(sorted(names), edges), edges)
     print(f"{len(names)} objects, {len(cycles)} cycles ({bad} not allowed)")
     return 1 if bad else 0
 

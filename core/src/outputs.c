@@ -6,8 +6,8 @@
  *   VOR_RECORD_EVERY=N        a flame frame on 1 frame in N (N >= 1)
  *   VOR_RECORD_MAX_FRAMES=N   stop flame frames after N of them (N >= 1); metrics go on
  *   VOR_TRACE=path            write a Chrome Trace Event JSON file (chrome_trace.c)
- * In a wasm build the DevTools sink is opened too (wasm/src/browser_sink.c; on in a
- * browser, off under node).
+ * and the platform's own outputs (vor_platform_outputs_open, platform.h: in a browser the
+ * DevTools sink, which the wasm flavour's layer of the library supplies; none natively).
  * Each output is optional and independent: a bad value or an unwritable path is reported
  * once, that setting or output alone is ignored, and the program runs on.
  */
@@ -47,9 +47,7 @@ int vor_outputs_open_from_environment(void) {
     int files = 0;
     vor_scope_limits_from_environment(); /* VOR_THREAD_SCOPES, VOR_MIN_DURATION_NS (scope_limits.c) */
     vor_frame_ring_begin_session();
-#if defined(VOR_PLATFORM_WASM)
-    vor_browser_sink_open(); /* DevTools tracks: on by default in a browser (wasm/src/browser_sink.c) */
-#endif
+    vor_platform_outputs_open();
 
     const char *record = getenv("VOR_RECORD");
     const char *trace = getenv("VOR_TRACE");

@@ -339,9 +339,6 @@ VOR_HIDDEN void vor_consumers_close_all(void);
 /* After fork(), in the child: drops every consumer without a callback (no byte written). */
 VOR_HIDDEN void vor_consumers_forget_all(void);
 
-/* The browser's DevTools sink (wasm/src/browser_sink.c), opened at session start. */
-VOR_HIDDEN void vor_browser_sink_open(void);
-
 /* Opens the outputs the environment asks for (VOR_RECORD, VOR_TRACE, ...); returns the
  * number of files it opened. */
 VOR_HIDDEN int vor_outputs_open_from_environment(void);

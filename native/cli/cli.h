@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "arg_parser.h"
 #include "vor/reader.h"
 
 /* ---- Exit statuses ------------------------------------------------------------------ */
@@ -141,12 +142,9 @@ char *cli_text_show_middle(char *out, size_t cap, const char *s, size_t max_show
 #define CLI_MAX_OPTIONS 32    /* option ids are 0 .. CLI_MAX_OPTIONS-1 */
 #define CLI_MAX_POSITIONAL 16 /* file names on one command line */
 
-typedef struct cli_option {
-    const char *long_name; /* without the dashes: "format" for --format */
-    char short_name;       /* 'o' for -o, 0 for none */
-    int takes_value;       /* 1: --format csv, --format=csv, -o out, -oout */
-    int id;                /* index into cli_args.values */
-} cli_option;
+/* An option: {long name, short letter, takes a value, id (index into cli_args.values)},
+ * read by the `vor` command's one parser (native/args/arg_parser.h). */
+typedef vor_arg_option cli_option;
 
 typedef struct cli_args {
     const char *values[CLI_MAX_OPTIONS]; /* the last value given; "" for a flag; NULL if absent */
@@ -377,20 +375,6 @@ uint32_t *id_map_find(const id_map *m, uint32_t id);
 /* The value of `id`, stored as `value` if new; NULL when full or out of memory (and for
  * value ID_MAP_EMPTY). */
 uint32_t *id_map_put(id_map *m, uint32_t id, uint32_t value);
-
-/* ---- End order to begin order (core/src/scope_order.c, shared with VOR_TRACE) ---------- */
-
-#include "scope_order.h"
-
-#define SCOPE_ORDER_END VOR_SCOPE_ORDER_END
-typedef vor_scope_subtree scope_order_entry;
-
-/* The scopes of one thread of one frame, end order -> pre-order through next[] (see
- * scope_order.h): the order of Chrome trace X events and of flame graph builders. */
-static inline uint32_t scope_preorder(const vor_reader_scope *scopes, uint32_t n, uint32_t *next,
-                                      scope_order_entry *stack) {
-    return vor_scope_preorder(scopes, n, next, stack);
-}
 
 /* ---- The stack engine: flame frames -> stacks, self times, per-name figures (stacks.c) ---- */
 

@@ -600,12 +600,6 @@ static void inconsistent_times_still_nest_exactly(void **state) {
     }
 }
 
-static int remove_dir(void **state) {
-    (void)state;
-    remove_test_dir();
-    return 0;
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(scopes_open_across_frames_are_written_once_exactly),
@@ -618,5 +612,5 @@ int main(void) {
         cmocka_unit_test(a_simulated_program_gives_exactly_the_events_of_the_rule),
         cmocka_unit_test(inconsistent_times_still_nest_exactly),
     };
-    return cmocka_run_group_tests_name("chrome_frames", tests, NULL, remove_dir);
+    return cmocka_run_group_tests_name("chrome_frames", tests, NULL, remove_test_dir_teardown);
 }

@@ -406,12 +406,6 @@ static void write_errors_are_kept_and_stop_writing(void **state) {
     assert_int_equal(vor_chrome_json_close(NULL), 0);
 }
 
-static int remove_dir(void **state) {
-    (void)state;
-    remove_test_dir();
-    return 0;
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_empty_writer_closes_to_an_empty_array),
@@ -428,5 +422,5 @@ int main(void) {
         cmocka_unit_test(every_flush_leaves_a_loadable_prefix),
         cmocka_unit_test(write_errors_are_kept_and_stop_writing),
     };
-    return cmocka_run_group_tests_name("chrome_json", tests, NULL, remove_dir);
+    return cmocka_run_group_tests_name("chrome_json", tests, NULL, remove_test_dir_teardown);
 }

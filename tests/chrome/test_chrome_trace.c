@@ -1035,12 +1035,6 @@ static void threads_recording_while_frames_are_written(void **state) {
     trace_dump_free(&d);
 }
 
-static int remove_dir(void **state) {
-    (void)state;
-    remove_test_dir();
-    return 0;
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(scopes_threads_and_metrics_become_events_with_exact_times, teardown),
@@ -1063,5 +1057,5 @@ int main(void) {
         cmocka_unit_test_teardown(export_takes_any_thread_id_and_any_drop_count, teardown),
         cmocka_unit_test_teardown(threads_recording_while_frames_are_written, teardown),
     };
-    return cmocka_run_group_tests_name("chrome_trace", tests, NULL, remove_dir);
+    return cmocka_run_group_tests_name("chrome_trace", tests, NULL, remove_test_dir_teardown);
 }

@@ -6,7 +6,7 @@
 TEST is one of: summary csv folded chrome tail tail_rerun errors truncated outputs inputs
 text (each a ctest test, cli_e2e_<TEST>). Captures come from cli_capture_workload (tests/cli/capture_workload.c)
 run with VOR_RECORD=path VOR_RECORD_FLAME=1; the expected numbers are computed here from
-cli_capture_dump's listing of the same file (the reader's output, printed as text), with
+capture_dump --tsv's listing of the same file (the reader's output, printed as text), with
 algorithms of our own: parents by a backward pass over each thread's scopes (the format
 spec's definition) rather than the CLI's stack, exact percentiles by sorting, sums with
 math.fsum. Only the standard library is used.
@@ -72,7 +72,7 @@ def make_capture(name, frames, flame=True, extra_env=None, delay_ms=0, odd_names
     return path
 
 
-# ---- The capture as the reader sees it (cli_capture_dump), the reading rules ---------------
+# ---- The capture as the reader sees it (capture_dump --tsv), the reading rules ---------------
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reading_rules import Dump, Rules, nearest_rank, plausible, PLACEHOLDER  # noqa: E402

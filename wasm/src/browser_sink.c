@@ -577,7 +577,9 @@ static void sink_close(void *state) {
     sink.open = 0;
 }
 
-void vor_browser_sink_open(void) {
+/* The platform hook of outputs.c (platform.h): a browser session's own output, opened at
+ * session start (DevTools tracks: on by default in a browser, off under node). */
+void vor_platform_outputs_open(void) {
     if (sink.open) return;
     /* A new session: JS forgets everything at the first frame it gets (which may run in
      * another thread's JavaScript realm than the last session's). */
