@@ -53,8 +53,8 @@ static const char *const item_id[VOR_LOG_ITEM_COUNT] = {
 #undef VOR_LOG_ID_
 };
 
-static uint64_t item_count[VOR_LOG_ITEM_COUNT];  /* atomic */
-static int item_reported[VOR_LOG_ITEM_COUNT];    /* atomic: claimed for this session */
+static uint64_t item_count[VOR_LOG_ITEM_COUNT];                 /* atomic */
+static int item_reported[VOR_LOG_ITEM_COUNT];                   /* atomic: claimed for this session */
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER; /* one logger call at a time */
 
 /* Set while this thread is inside the logger: an item the logger itself triggers (it may

@@ -52,15 +52,15 @@ typedef struct elf_file {
 
 struct vor_module_symbols {
     elf_file main;
-    elf_file debug;            /* separate debug file, when one was used */
+    elf_file debug; /* separate debug file, when one was used */
     char build_id[VOR_BUILD_ID_HEX_BYTES];
     function_entry *functions; /* sorted by address, one per address */
     uint32_t n_functions;
-    int full_symtab;           /* the index is from a .symtab, not .dynsym */
-    const char *strings;       /* the string table the names point into */
+    int full_symtab;     /* the index is from a .symtab, not .dynsym */
+    const char *strings; /* the string table the names point into */
     size_t strings_size;
-    Elf *dwarf_elf;            /* the file with DWARF, NULL when none */
-    vor_dwarf_lines *lines;    /* opened at the first lookup */
+    Elf *dwarf_elf;         /* the file with DWARF, NULL when none */
+    vor_dwarf_lines *lines; /* opened at the first lookup */
     int lines_tried;
 };
 
@@ -112,7 +112,9 @@ static int open_file(const char *path, elf_file *f, char *err, size_t cap) {
     }
     if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) {
         set_error(err, cap, "an ELF %s, not an executable or shared object",
-                  ehdr.e_type == ET_REL ? "object file" : ehdr.e_type == ET_CORE ? "core file" : "file of another type");
+                  ehdr.e_type == ET_REL    ? "object file"
+                  : ehdr.e_type == ET_CORE ? "core file"
+                                           : "file of another type");
         close_file(f);
         return 0;
     }
@@ -377,8 +379,8 @@ int vor_module_symbols_lookup(vor_module_symbols *m, uint64_t address, vor_symbo
     const function_entry *f = find_function(m, address);
     if (f != NULL) {
         const char *name = m->strings + f->name;
-        display_name(strnlen(name, m->strings_size - f->name) < m->strings_size - f->name ? name : "",
-                     out->function, sizeof out->function);
+        display_name(strnlen(name, m->strings_size - f->name) < m->strings_size - f->name ? name : "", out->function,
+                     sizeof out->function);
         out->function_start = f->address;
     }
     if (m->lines == NULL && !m->lines_tried && m->dwarf_elf != NULL) {

@@ -39,7 +39,8 @@ static int flag_env(const char *name) {
     const char *text = getenv(name);
     if (text == NULL || *text == '\0' || strcmp(text, "0") == 0) return 0;
     if (strcmp(text, "1") == 0) return 1;
-    vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.*s\" must be 0 or 1; ignored", name, (int)vor_utf8_cut(text, 40), text);
+    vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.*s\" must be 0 or 1; ignored", name, (int)vor_utf8_cut(text, 40),
+                 text);
     return 0;
 }
 

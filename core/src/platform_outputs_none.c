@@ -8,5 +8,4 @@
  */
 #include "platform.h"
 
-void vor_platform_outputs_open(void) {
-}
+void vor_platform_outputs_open(void) {}

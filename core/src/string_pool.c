@@ -10,11 +10,11 @@
 
 #define BLOCK_BYTES (64u << 10)
 
-static const char **table;  /* VOR_STRING_POOL_ENTRIES slots, NULL = free */
+static const char **table; /* VOR_STRING_POOL_ENTRIES slots, NULL = free */
 static uint32_t entries;
-static char *block;         /* the block being filled */
+static char *block; /* the block being filled */
 static size_t block_used;
-static size_t total_bytes;  /* of all blocks */
+static size_t total_bytes; /* of all blocks */
 
 static uint32_t hash_string(const char *s, size_t n) {
     uint32_t h = 2166136261u; /* FNV-1a */

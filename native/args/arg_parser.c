@@ -63,7 +63,8 @@ vor_arg_kind vor_arg_next(vor_arg_parser *p, const vor_arg_option **option, cons
         const char *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         opt = find_long(p, name, len);
-        if (!opt) return fail(p, VOR_ARG_UNKNOWN, NULL, arg, "unknown option '--%.*s'", (int)(len < 100 ? len : 100), name);
+        if (!opt)
+            return fail(p, VOR_ARG_UNKNOWN, NULL, arg, "unknown option '--%.*s'", (int)(len < 100 ? len : 100), name);
         if (eq) {
             if (!opt->takes_value)
                 return fail(p, VOR_ARG_UNEXPECTED_VALUE, opt, arg, "option '--%s' takes no value", opt->long_name);
@@ -72,14 +73,17 @@ vor_arg_kind vor_arg_next(vor_arg_parser *p, const vor_arg_option **option, cons
     } else {
         opt = find_short(p, arg[1]);
         if (opt && arg[2] != '\0') {
-            if (!opt->takes_value) opt = NULL; /* no bundling of flags: "-qx" is unknown */
-            else attached = arg + 2;
+            if (!opt->takes_value)
+                opt = NULL; /* no bundling of flags: "-qx" is unknown */
+            else
+                attached = arg + 2;
         }
         if (!opt) return fail(p, VOR_ARG_UNKNOWN, NULL, arg, "unknown option '%s'", arg);
     }
     if (opt->takes_value && !attached) {
         if (p->next >= p->argc || p->argv[p->next] == NULL) {
-            if (arg[1] == '-') return fail(p, VOR_ARG_MISSING_VALUE, opt, arg, "option '--%s' needs a value", opt->long_name);
+            if (arg[1] == '-')
+                return fail(p, VOR_ARG_MISSING_VALUE, opt, arg, "option '--%s' needs a value", opt->long_name);
             return fail(p, VOR_ARG_MISSING_VALUE, opt, arg, "option '%s' (--%s) needs a value", arg, opt->long_name);
         }
         attached = p->argv[p->next++];

@@ -22,11 +22,8 @@ int cli_parse_args(int argc, char **argv, const cli_option *options, size_t n_op
         const cli_option *opt;
         const char *value;
         switch (vor_arg_next(&parser, &opt, &value)) {
-        case VOR_ARG_DONE:
-            return 0;
-        case VOR_ARG_ERROR:
-            snprintf(out->error, sizeof out->error, "%s", parser.error);
-            return -1;
+        case VOR_ARG_DONE: return 0;
+        case VOR_ARG_ERROR: snprintf(out->error, sizeof out->error, "%s", parser.error); return -1;
         case VOR_ARG_POSITIONAL:
             if (out->positional_count >= CLI_MAX_POSITIONAL) {
                 snprintf(out->error, sizeof out->error, "too many arguments (at '%s')", value);

@@ -24,8 +24,8 @@ struct name_table {
     const char **names; /* id -> string */
     uint32_t *hashes;   /* id -> hash */
     uint32_t count, cap;
-    uint32_t *slots;    /* id + 1, 0 = empty */
-    uint32_t n_slots;   /* a power of two */
+    uint32_t *slots;  /* id + 1, 0 = empty */
+    uint32_t n_slots; /* a power of two */
     arena_chunk *chunks;
 };
 
@@ -141,6 +141,10 @@ uint32_t name_table_intern(name_table *t, const char *name) {
     return id;
 }
 
-const char *name_table_get(const name_table *t, uint32_t id) { return id < t->count ? t->names[id] : ""; }
+const char *name_table_get(const name_table *t, uint32_t id) {
+    return id < t->count ? t->names[id] : "";
+}
 
-uint32_t name_table_count(const name_table *t) { return t->count; }
+uint32_t name_table_count(const name_table *t) {
+    return t->count;
+}

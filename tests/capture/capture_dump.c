@@ -38,17 +38,23 @@ static void json_string(const char *s) {
     putchar('"');
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') printf("\\%c", c);
-        else if (c < 0x20) printf("\\u%04x", c);
-        else putchar(c);
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
     }
     putchar('"');
 }
 
 static void json_number(double v) {
-    if (isnan(v)) printf("\"nan\"");
-    else if (isinf(v)) printf(v > 0 ? "\"inf\"" : "\"-inf\"");
-    else printf("%.17g", v);
+    if (isnan(v))
+        printf("\"nan\"");
+    else if (isinf(v))
+        printf(v > 0 ? "\"inf\"" : "\"-inf\"");
+    else
+        printf("%.17g", v);
 }
 
 /* The --tsv listing: everything the reader gives, one fact per line, tab-separated (the
@@ -71,8 +77,8 @@ static int dump_tsv(const char *path) {
     while ((st = vor_reader_next(r, &f)) == VOR_READ_FRAME) {
         if (!header_printed) {
             const vor_reader_info *in = vor_reader_get_info(r);
-            printf("info\t%u.%u\t%s\t%s\t%llu\t%lld\t%d\n", in->version_major, in->version_minor, in->producer, in->process,
-                   (unsigned long long)in->pid, (long long)in->wall_epoch_ns, in->flame);
+            printf("info\t%u.%u\t%s\t%s\t%llu\t%lld\t%d\n", in->version_major, in->version_minor, in->producer,
+                   in->process, (unsigned long long)in->pid, (long long)in->wall_epoch_ns, in->flame);
             printf("costs\t%.17g\t%.17g\n", in->scope_cost_ns, in->function_cost_ns);
             header_printed = 1;
         }
@@ -80,9 +86,11 @@ static int dump_tsv(const char *path) {
         printf("frame\t%llu\t%lld\t%lld\t%lld\t%llu\t%d\t%llu\n", (unsigned long long)f.index, (long long)f.start_ns,
                (long long)f.duration_ns, (long long)f.overhead_ns, (unsigned long long)f.dropped_scopes, f.has_flame,
                (unsigned long long)f.n_scopes);
-        for (uint32_t i = 0; i < f.n_values; i++) printf("value\t%u\t%.17g\n", f.values[i].column_id, f.values[i].value);
+        for (uint32_t i = 0; i < f.n_values; i++)
+            printf("value\t%u\t%.17g\n", f.values[i].column_id, f.values[i].value);
         for (uint32_t i = 0; i < f.n_drops; i++)
-            printf("drop\t%u\t%u\t%llu\n", f.drops[i].cause, f.drops[i].thread_id, (unsigned long long)f.drops[i].count);
+            printf("drop\t%u\t%u\t%llu\n", f.drops[i].cause, f.drops[i].thread_id,
+                   (unsigned long long)f.drops[i].count);
         for (uint32_t t = 0; t < f.n_threads; t++) {
             const vor_reader_thread *th = vor_reader_get_thread(r, f.threads[t].thread_id);
             uint32_t k = 0;
@@ -92,13 +100,15 @@ static int dump_tsv(const char *path) {
             for (uint32_t i = 0; i < n; i++) {
                 const vor_reader_scope *s = &f.threads[t].scopes[i];
                 const vor_reader_site *site = vor_reader_get_site(r, s->site_id);
-                long long parent = s->parent == VOR_PARENT_NONE ? -1 : s->parent == VOR_PARENT_UNKNOWN ? -2 : (long long)s->parent;
+                long long parent = s->parent == VOR_PARENT_NONE      ? -1
+                                   : s->parent == VOR_PARENT_UNKNOWN ? -2
+                                                                     : (long long)s->parent;
                 char fallback[32];
                 snprintf(fallback, sizeof fallback, "site %u", s->site_id);
                 printf("scope\t%u\t%s\t%s\t%u\t%lld\t%lld\t%u\t%lld\t%u\t%d\t%d\n", f.threads[t].thread_id,
                        th ? th->name : "?", site && site->name && site->name[0] ? site->name : fallback, s->depth,
-                       (long long)s->start_ns, (long long)s->duration_ns, i, parent, s->flags, i >= f.threads[t].n_scopes,
-                       site && site->module_id != 0);
+                       (long long)s->start_ns, (long long)s->duration_ns, i, parent, s->flags,
+                       i >= f.threads[t].n_scopes, site && site->module_id != 0);
             }
         }
     }
@@ -110,7 +120,8 @@ static int dump_tsv(const char *path) {
         const vor_reader_thread *th = vor_reader_get_thread(r, seen[k]);
         printf("thread\t%u\t%s\n", seen[k], th && th->name ? th->name : "");
     }
-    printf("end\t%llu\t%s\t%s\n", (unsigned long long)frames, st == VOR_READ_ERROR ? "error" : "ok", vor_reader_error(r));
+    printf("end\t%llu\t%s\t%s\n", (unsigned long long)frames, st == VOR_READ_ERROR ? "error" : "ok",
+           vor_reader_error(r));
     vor_reader_close(r);
     return 0;
 }
@@ -176,7 +187,9 @@ int main(int argc, char **argv) {
                 printf(",%u,%lld,%lld,", s->depth, (long long)s->start_ns, (long long)s->duration_ns);
                 json_string(site ? site->file : "");
                 printf(",%u", site ? site->line : 0);
-                long long parent = s->parent == VOR_PARENT_NONE ? -1LL : s->parent == VOR_PARENT_UNKNOWN ? -2LL : (long long)s->parent;
+                long long parent = s->parent == VOR_PARENT_NONE      ? -1LL
+                                   : s->parent == VOR_PARENT_UNKNOWN ? -2LL
+                                                                     : (long long)s->parent;
                 if (full) printf(",%lld,%u", parent, s->flags);
                 putchar(']');
             }

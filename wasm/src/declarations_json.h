@@ -3,9 +3,9 @@
  *    "sites":[{"id":1,"name":"update","function":"update","file":"main.c","line":12}],
  *    "threads":[{"id":0,"name":"main"}],
  *    "clock":{"resolution_ns":100000,"source":"performance.now","cross_origin_isolated":false}}
- * (any member may be absent; cross_origin_isolated is null where it does not apply). Used by the panel bridge (live names) and the capture
- * decoder (names read from a capture), so both hand the panel the same shape. Strings are
- * cut as a capture cuts them (at a UTF-8 character boundary, core/src/utf8.h). */
+ * (any member may be absent; cross_origin_isolated is null where it does not apply). Used by the panel bridge (live
+ * names) and the capture decoder (names read from a capture), so both hand the panel the same shape. Strings are cut as
+ * a capture cuts them (at a UTF-8 character boundary, core/src/utf8.h). */
 #ifndef VOR_DECLARATIONS_JSON_H
 #define VOR_DECLARATIONS_JSON_H
 

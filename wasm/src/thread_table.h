@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#define THREAD_TABLE_SLOTS 2048u /* power of two, 2 x VOR_MAX_MAX_THREADS: a frame's threads
-                                    always fit after a clear */
+/* A power of two, 2 x VOR_MAX_MAX_THREADS: a frame's threads always fit after a clear. */
+#define THREAD_TABLE_SLOTS 2048u
 
 typedef struct thread_slot {
     uint32_t key; /* thread id + 1; 0 = empty */
