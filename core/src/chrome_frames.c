@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
 #include "scope_order.h"
 
 #define SCOPE_CATEGORY "vor"
@@ -110,9 +111,8 @@ static uint64_t add_sat_u64(uint64_t a, uint64_t b) {
 }
 
 static uint64_t hash_name(const char *s) {
-    uint64_t h = 1469598103934665603u; /* FNV-1a; 0 marks "not named yet" */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h ? h : 1;
+    uint64_t h = vor_fnv1a64_string(s);
+    return h ? h : 1; /* 0 marks "not named yet" */
 }
 
 static vor_chrome_arg arg_uint(const char *key, uint64_t v) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
 #include "utf8.h"
 #include "vor_internal.h"
 
@@ -41,9 +42,7 @@ static uint64_t io_ns_total;    /* atomic */
 static uint64_t io_bytes_total; /* atomic */
 
 static uint32_t hash_name(const char *s, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
+    return vor_fnv1a32(s, n);
 }
 
 /* Copies at most VOR_MAX_NAME_BYTES, reporting a truncation. */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
+
 #define ARENA_CHUNK_BYTES (64u * 1024u)
 
 typedef struct arena_chunk {
@@ -30,12 +32,7 @@ struct name_table {
 };
 
 static uint32_t hash_string(const char *s, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
-    }
-    return h;
+    return vor_fnv1a32(s, n);
 }
 
 name_table *name_table_create(void) {
