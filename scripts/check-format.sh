@@ -19,7 +19,9 @@ core/src/instrument_functions.c core/include/vor/vor.h core/src/frame.c core/src
 core/src/frame_threads.h core/src/record_encoder.c core/src/record_encoder.h core/src/capture_writer.c
 core/src/capture_writer.h core/src/crc32c.c core/src/crc32c.h core/src/bytes.h core/src/vor_internal.h
 tests/cli/compensation_body.h tests/cli/compensation_instrumented.c tests/cli/compensation_scoped.c
-tests/cli/compensation_workload.c"
+tests/cli/compensation_workload.c core/src/capture_index.c core/src/capture_index.h core/src/capture_state.c
+core/src/gpu.h core/src/gpu_devices.c core/src/gpu_nvml.c core/src/gpu_poller.c core/src/nvtx_ranges.c
+core/src/nvtx_ranges.h"
 
 files=""
 for dir in $FORMATTED_DIRS; do

@@ -44,6 +44,21 @@ export function latestScopeSeq(store, paused, a, b) {
 }
 
 /**
+ * The frame a click at `seq` pins: `seq` itself when its scopes are held or no frame of [a, b) has
+ * any (metrics-only captures), else the nearest frame of [a, b) whose scopes are held (the earlier
+ * one on a tie). With VOR_RECORD_EVERY most frames carry metrics only; this makes a click show scopes.
+ * @param {FrameStore} store @param {number} seq @param {number} a @param {number} b
+ */
+export function nearestScopeSeq(store, seq, a, b) {
+  if (store.scopesState(seq) === SCOPES_PRESENT) return seq;
+  for (let d = 1; seq - d >= a || seq + d < b; d++) {
+    if (seq - d >= a && store.scopesState(seq - d) === SCOPES_PRESENT) return seq - d;
+    if (seq + d < b && store.scopesState(seq + d) === SCOPES_PRESENT) return seq + d;
+  }
+  return seq;
+}
+
+/**
  * The flame chart's selection for the frames [a, b) in view.
  * @param {Readonly<ViewState>} state @param {FrameStore} store @param {number} a @param {number} b
  * @returns {FlameSelection}

@@ -76,15 +76,24 @@ export function overheadChipContent(store, a, b, showOverhead) {
  * @param {boolean} args.showOverhead
  * @param {number} args.rejected      frame views rejected so far
  * @param {string} args.lastReject    why the last one was
+ * @param {number} [args.captureFrames] frames in the whole capture as far as known (the overview), 0: unknown
+ * @param {number} [args.skipped]       frames not kept while the view was frozen
  * @returns {ToolbarText}
  */
-export function toolbarText({ store, a, b, paused, showOverhead, rejected, lastReject }) {
+export function toolbarText({ store, a, b, paused, showOverhead, rejected, lastReject, captureFrames = 0, skipped = 0 }) {
   const chip = overheadChipContent(store, a, b, showOverhead);
   const rej = rejected ? ` · ${rejected} rejected` : '';
   const hidden = store.hiddenColumns();
   const hiddenText = hidden ? ` · ${count(hidden)} more metrics not plotted` : '';
-  const statsText = `${count(store.size)}/${count(store.capacity)} frames · ${count(store.totalScopes)} scopes${rej}${hiddenText}`;
-  const statsTitle = (rejected ? `Last rejected frame view: ${lastReject}` : 'Frames held in the bounded history, and scopes held in memory') +
+  const plural = (/** @type {number} */ n, /** @type {string} */ w) => `${count(n)} ${w}${n === 1 ? '' : 's'}`;
+  const whole = captureFrames > store.size;
+  const first = store.size ? store.frameIndexOf(store.first) : 0, last = store.size ? store.frameIndexOf(store.end - 1) : 0;
+  const framesText = whole ? `frames #${count(first)}–#${count(last)} of ${count(captureFrames)}` : plural(store.size, 'frame');
+  const skippedText = skipped ? ` · ${plural(skipped, 'frame')} arrived while paused` : '';
+  const statsText = `${framesText} · ${plural(store.totalScopes, 'scope')}${rej}${skippedText}${hiddenText}`;
+  const statsTitle = (rejected ? `Last rejected frame view: ${lastReject}` : `The view holds ${plural(store.size, 'frame')} (at most ${count(store.capacity)}) ` +
+    `of the ${plural(Math.max(captureFrames, store.size), 'frame')} seen; the strip above shows them all` +
+    (skipped ? `; paused, the ${plural(skipped, 'frame')} that arrived were not kept so that none on screen left (the strip counts them)` : '')) +
     (hidden ? `. At most ${MAX_PLOT_COLUMNS} metric columns are plotted (system columns first, then in declaration order); the values of the other ${count(hidden)} are not kept.` : '');
   const clock = clockChipContent(store.decls.clock);
   return {

@@ -43,6 +43,11 @@
 /* Record kinds (first byte of a decoded record). */
 #define VOR_RECORD_FRAME 1u
 #define VOR_RECORD_END 2u
+#define VOR_RECORD_STATE 3u /* 1.1 addition: what a reader starting mid-capture needs (§4.8) */
+
+/* State record flags (varint), in the order of their sections. */
+#define VOR_STATE_DECLARATIONS 1u
+#define VOR_STATE_VALUES 2u
 
 /* Frame record flags (varint), in the order of their sections. */
 #define VOR_FRAME_DECLARATIONS 1u

@@ -28,6 +28,9 @@
 
 #define WINDOW_MIN_BYTES (1024u * 1024u)
 #define MEMORY_SLACK_BYTES (1024u * 1024u)
+/* Skipping scopes, the decoded bytes of a record first looked at: the frame's fields,
+ * declarations and values fit in them unless the record declares a lot. */
+#define SKIP_FLAME_PREFIX_BYTES 512u
 
 void vor_reader_fail(vor_reader *r, uint64_t at, const char *fmt, ...) {
     char detail[512];
@@ -97,6 +100,14 @@ static int window_reserve(vor_reader *r, size_t capacity) {
 
 void vor_reader_set_max_frame_scopes(vor_reader *r, uint64_t max) {
     if (r) r->max_frame_scopes = max;
+}
+
+void vor_reader_set_skip_flame(vor_reader *r, int skip) {
+    if (r) r->skip_flame = skip != 0;
+}
+
+uint64_t vor_reader_frame_offset(const vor_reader *r) {
+    return r ? r->frame_at : 0;
 }
 
 int vor_reader_feed(vor_reader *r, const void *bytes, size_t n) {
@@ -353,14 +364,40 @@ static int next_1_1(vor_reader *r, vor_reader_frame *frame) {
             vor_reader_fail(r, at, "out of memory for a %llu-byte record", (unsigned long long)decoded);
             return VOR_READ_ERROR;
         }
-        int got = LZ4_decompress_safe((const char *)in.p, (char *)r->record, (int)vor_in_left(&in), (int)decoded);
-        if (got != (int)decoded) {
+        /* Without scopes, the record's beginning is enough: a frame's scopes are its last
+         * section. If the beginning decoded is too short, the whole record is decoded. */
+        size_t want = (size_t)decoded;
+        if (r->skip_flame && want > SKIP_FLAME_PREFIX_BYTES) want = SKIP_FLAME_PREFIX_BYTES;
+        int got = want < (size_t)decoded
+                      ? LZ4_decompress_safe_partial((const char *)in.p, (char *)r->record, (int)vor_in_left(&in),
+                                                    (int)want, (int)decoded)
+                      : LZ4_decompress_safe((const char *)in.p, (char *)r->record, (int)vor_in_left(&in), (int)decoded);
+        if (got != (int)want) {
             vor_reader_damaged_record(r, at, length, "LZ4 block does not decode to its declared %llu bytes",
                                       (unsigned long long)decoded);
             return READ_ON;
         }
         raw = r->record;
-        n = (size_t)decoded;
+        n = want;
+        if (want < (size_t)decoded) {
+            char problem[READER_PROBLEM_BYTES];
+            reader_decode_status ds = vor_decode_record(r, raw, n, at, frame, problem);
+            if (ds == DECODE_FATAL) return VOR_READ_ERROR;
+            if (ds != DECODE_MALFORMED) {
+                r->offset = at + length;
+                if (ds == DECODE_FRAME) r->frame_at = at;
+                return ds == DECODE_FRAME ? VOR_READ_FRAME : READ_ON;
+            }
+            /* Decoding again from the whole record repeats what the beginning did exactly
+             * (declarations replace themselves, values resolve the same way). */
+            got = LZ4_decompress_safe((const char *)in.p, (char *)r->record, (int)vor_in_left(&in), (int)decoded);
+            if (got != (int)decoded) {
+                vor_reader_damaged_record(r, at, length, "LZ4 block does not decode to its declared %llu bytes",
+                                          (unsigned long long)decoded);
+                return READ_ON;
+            }
+            n = (size_t)decoded;
+        }
     }
     char problem[READER_PROBLEM_BYTES];
     reader_decode_status ds = vor_decode_record(r, raw, n, at, frame, problem);
@@ -370,6 +407,7 @@ static int next_1_1(vor_reader *r, vor_reader_frame *frame) {
         return READ_ON;
     }
     r->offset = at + length;
+    if (ds == DECODE_FRAME) r->frame_at = at;
     return ds == DECODE_FRAME ? VOR_READ_FRAME : READ_ON;
 }
 
@@ -457,6 +495,7 @@ static int next_1_0(vor_reader *r, vor_reader_frame *frame) {
     }
     r->history_used += (size_t)raw_size;
     r->offset = at + 4 + length;
+    if (ds == DECODE_FRAME) r->frame_at = at;
     return ds == DECODE_FRAME ? VOR_READ_FRAME : READ_ON;
 }
 

@@ -98,6 +98,8 @@ struct vor_reader {
     vor_reader_scope *scopes;
     uint64_t scopes_capacity;
     uint64_t max_frame_scopes; /* 0 = the record size is the only bound */
+    int skip_flame;            /* vor_reader_set_skip_flame: frames without their scopes */
+    uint64_t frame_at;         /* byte offset of the record of the last frame returned */
     vor_reader_drop *drops;
     uint64_t drops_capacity;
 };

@@ -453,7 +453,11 @@ static reader_decode_status decode_frame(decode *d, uint64_t at, vor_reader_fram
     }
     if ((s = read_values(d, at, present, f)) != DECODE_FRAME) return s;
     if ((flags & VOR_FRAME_DROPS) && (s = read_drops(d, at, f)) != DECODE_FRAME) return s;
-    if ((flags & VOR_FRAME_FLAME) && (s = read_flame(d, at, f)) != DECODE_FRAME) return s;
+    if ((flags & VOR_FRAME_FLAME) && r->skip_flame) {
+        f->has_flame = 1; /* the frame has scopes; this reader was asked not to decode them */
+    } else if ((flags & VOR_FRAME_FLAME) && (s = read_flame(d, at, f)) != DECODE_FRAME) {
+        return s;
+    }
     /* Sections of flags this reader does not know come last: they are skipped. */
 
     r->started = 1;
@@ -462,6 +466,37 @@ static reader_decode_status decode_frame(decode *d, uint64_t at, vor_reader_fram
     r->prev_duration = f->duration_ns;
     r->prev_present = present;
     return DECODE_FRAME;
+}
+
+/* ---- State records (§4.8): declarations and user values for a reader starting mid-capture ---- */
+
+static reader_decode_status decode_state(decode *d, uint64_t at) {
+    vor_reader *r = d->r;
+    vor_in *in = &d->in;
+    uint64_t flags = vor_in_varint(in);
+    (void)vor_in_varint(in); /* the index of the frame the state precedes: informative */
+    if (in->failed) return malformed(d, "malformed state record");
+    reader_decode_status s;
+    if ((flags & VOR_STATE_DECLARATIONS) && (s = read_declarations(d, at)) != DECODE_FRAME) return s;
+    if (!(flags & VOR_STATE_VALUES)) return DECODE_NO_FRAME;
+    uint64_t n = vor_in_varint(in);
+    if (in->failed || n > vor_in_left(in)) return malformed(d, "malformed values in a state record");
+    uint64_t id = r->system_count - 1;
+    for (uint64_t u = 0; u < n; u++) {
+        uint64_t gap = vor_in_varint(in);
+        if (in->failed || gap >= VOR_READER_MAX_COLUMNS) return malformed(d, "malformed values in a state record");
+        id += gap + 1;
+        if (id >= VOR_READER_MAX_COLUMNS)
+            return malformed(d, "a state value for column %llu, outside the column ids", (unsigned long long)id);
+        int unchanged;
+        double v = vor_in_full_f64(in, &unchanged);
+        uint64_t read_in = vor_in_varint(in);
+        if (in->failed || unchanged) return malformed(d, "malformed values in a state record");
+        if (id >= r->column_count || r->columns[id].name == NULL)
+            if (!vor_reader_name_undeclared_column(r, (uint32_t)id)) return out_of_memory(d, at, "a column");
+        r->user[id] = (reader_user_value){v, read_in, 1};
+    }
+    return DECODE_NO_FRAME;
 }
 
 reader_decode_status vor_decode_record(vor_reader *r, const uint8_t *p, size_t n, uint64_t at, vor_reader_frame *frame,
@@ -473,6 +508,9 @@ reader_decode_status vor_decode_record(vor_reader *r, const uint8_t *p, size_t n
     switch (kind) {
     case VOR_RECORD_FRAME: return decode_frame(&d, at, frame);
     case VOR_RECORD_END: r->finished = 1; return DECODE_NO_FRAME;
+    case VOR_RECORD_STATE:
+        if (d.minor >= 1) return decode_state(&d, at);
+        return DECODE_NO_FRAME;      /* 1.0 streams cannot be resumed: skipped like any unknown kind */
     default: return DECODE_NO_FRAME; /* a kind from a newer minor version: skipped */
     }
 }

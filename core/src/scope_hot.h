@@ -25,15 +25,18 @@
  * Each is counted on the thread; the frame record says how many, by cause.
  *
  * The clock is read last in begin and first in end, so a scope's duration excludes
- * most of vor's own bookkeeping.
+ * most of vor's own bookkeeping (and, with VOR_NVTX=1, the NVTX range's calls:
+ * nvtx_ranges.h; off, they cost one predicted branch each).
  */
 #ifndef VOR_SCOPE_HOT_H
 #define VOR_SCOPE_HOT_H
 
 #include "clock.h"
+#include "nvtx_ranges.h"
 #include "vor_internal.h"
 
 static inline void vor_scope_push(vor_thread *t, vor_site *site) {
+    if (VOR_NVTX_ON()) vor_nvtx_push(site); /* VOR_NVTX=1: before the clock read */
     uint32_t d = t->depth;
     if (VOR_LIKELY(d < VOR_MAX_DEPTH)) {
         uint64_t now = vor_clock_ticks();
@@ -60,6 +63,7 @@ static inline void vor_scope_append(vor_thread *t, uint64_t head, uint32_t d, ui
 VOR_HIDDEN void vor_scope_pop_slow(vor_thread *t, uint64_t end);
 
 static inline void vor_scope_pop(vor_thread *t, uint64_t end) {
+    if (VOR_NVTX_ON() && t->depth != 0) vor_nvtx_pop(); /* after the clock read */
     uint32_t d = t->depth - 1; /* wraps when nothing is open */
     uint64_t head = t->head;
     if (VOR_UNLIKELY(d >= VOR_MAX_DEPTH || head >= t->fast_limit ||

@@ -30,7 +30,8 @@
 #define VOR_DEFAULT_MAX_FRAME_SCOPES 262144u
 #define VOR_MAX_MAX_FRAME_SCOPES 16777216u
 #define VOR_THREAD_NAME_BYTES (VOR_MAX_THREAD_NAME_BYTES + 1u) /* with its NUL */
-#define VOR_SYSTEM_COLUMNS_MAX 8u
+/* The format's limit (FORMAT.md §2): Linux's 5 columns leave 27 for GPU rows (gpu.h). */
+#define VOR_SYSTEM_COLUMNS_MAX 32u
 
 typedef struct vor_settings {
     uint32_t thread_buffer_scopes; /* a power of two */

@@ -162,7 +162,7 @@ void drop_stats_print_text(const drop_stats *d, FILE *out) {
     if (d->total == 0) {
         fputs("dropped   none\n", out);
     } else {
-        fprintf(out, "dropped   %s scopes the writer could not record, in %s frames (%s of them in flame frames):\n",
+        fprintf(out, "dropped   %s scopes not recorded, in %s frames (%s of them in flame frames):\n",
                 numfmt_count(n, d->total), numfmt_count(a, d->frames_with_drops),
                 numfmt_count(place, d->in_flame_frames));
         for (uint32_t i = 0; i < d->n_entries; i++) {
@@ -173,7 +173,9 @@ void drop_stats_print_text(const drop_stats *d, FILE *out) {
                     (unsigned long long)e->last_frame);
         }
         if (d->unattributed)
-            fprintf(out, "          %12s  cause and thread not recorded (format 1.0 capture), frames %llu to %llu\n",
+            fprintf(out,
+                    "          %12s  cause and thread not in the capture (a format 1.0 writer, or more causes than a "
+                    "frame lists), frames %llu to %llu\n",
                     numfmt_count(n, d->unattributed), (unsigned long long)d->unattributed_first,
                     (unsigned long long)d->unattributed_last);
     }

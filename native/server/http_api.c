@@ -11,6 +11,7 @@
  * methods 405 with "allow: GET, HEAD".
  */
 #include "server_internal.h"
+#include "capture_access.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -112,6 +113,8 @@ int api_handle(struct lws *wsi, server *srv, http_session *s, const char *uri)
         return list_captures(wsi, srv, s);
 
     const char *id = uri + pl + 1;
+    if (strchr(id, '/')) /* /api/captures/<id>/<what>: random access (http_range.c) */
+        return range_handle(wsi, srv, s, id);
     registry_rescan(&srv->registry);
     const capture_entry *e = registry_find(&srv->registry, id);
     if (!e || !e->present)

@@ -45,6 +45,7 @@
  * stalled viewer cannot take a close frame), and lws_context_destroy() closes the rest.
  */
 #include "server_internal.h"
+#include "capture_access.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -629,6 +630,7 @@ int vor_server_run(const vor_server_options *in)
 out:
     srv.stopping = true;
     srv.destroying = true;
+    capture_access_free(&srv); /* the indexes of random access (capture_access.c), timer first */
     if (srv.context)
         lws_context_destroy(srv.context); /* closes every remaining connection */
     listener_close(&srv);

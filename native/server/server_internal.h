@@ -348,6 +348,7 @@ typedef struct server {
     bool stall_scheduled;
     int64_t stall_due_ms;             /* when stall_sul fires */
     access_policy access;             /* Host / Origin policy (port known once listening) */
+    struct capture_access *access_ix; /* random access: capture indexes (capture_access.c) */
     bool stopping;
     bool destroying;                  /* lws_context_destroy() is closing everything */
 } server;

@@ -145,7 +145,7 @@ static void declare(vor_wasm_decoder *d, const vor_reader_frame *f) {
     uint32_t sites = vor_reader_site_count(r);
     for (uint32_t id = d->sites_sent + 1; id <= sites; id++) {
         const vor_reader_site *s = vor_reader_get_site(r, id);
-        if (s) vor_declarations_site(&d->declarations, id, s->name, s->function, s->file, s->line);
+        if (s) vor_declarations_site(&d->declarations, id, s->name, s->function, s->file, s->line, s->module_id);
     }
     d->sites_sent = sites;
     if (!d->clock_sent) { /* the capture's clock (format 1.1 header; unknown in 1.0) */
@@ -153,6 +153,7 @@ static void declare(vor_wasm_decoder *d, const vor_reader_frame *f) {
         if (info)
             vor_declarations_clock(&d->declarations, info->clock_resolution_ns, info->clock_source,
                                    info->cross_origin_isolated);
+        if (info) vor_declarations_costs(&d->declarations, info->scope_cost_ns, info->function_cost_ns);
         d->clock_sent = 1;
     }
     thread_table_make_room(&d->threads, f->n_threads);

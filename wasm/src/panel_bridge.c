@@ -91,7 +91,7 @@ static void declare_names(void) {
     uint32_t sites = vor_site_count();
     for (uint32_t id = bridge.sites_sent + 1; id <= sites; id++) {
         const vor_site *s = vor_site_get(id);
-        if (s) vor_declarations_site(&bridge.declarations, id, s->name, s->function, s->file, s->line);
+        if (s) vor_declarations_site(&bridge.declarations, id, s->name, s->function, s->file, s->line, 0);
     }
     bridge.sites_sent = sites;
     if (!bridge.clock_sent) { /* the panel's clock chip */

@@ -7,6 +7,7 @@
 import { binSeries } from '../binning.js';
 import { budgetClass, BUDGET_COLORS, THEME } from '../colors.js';
 import { formatMs, niceCeil, ticks } from '../axis.js';
+import { SCOPES_PRESENT } from '../store.js';
 
 /** @typedef {import('../layout.js').ChartRegion} ChartRegion */
 /**
@@ -27,6 +28,41 @@ import { formatMs, niceCeil, ticks } from '../axis.js';
  */
 export function barsScaleMax(maxMs, budgetMs) {
   return niceCeil(Math.max(Number.isFinite(maxMs) ? maxMs : 0, budgetMs * 1.25, 0.001));
+}
+
+/** Height (CSS px) of the marks under the bars: frames with scopes, frames with a search match. */
+export const MARK_PX = 2;
+
+/**
+ * Marks under the bars: a tick under every frame that carries scopes (a flame frame; binned, under
+ * every column holding one) and, while a search is active, a tick in the highlight colour at the top
+ * of every frame holding a match.
+ * @param {CanvasRenderingContext2D} ctx @param {import('../layout.js').Rect} c @param {FramesEnv} env
+ */
+function drawFrameMarks(ctx, c, env) {
+  const { store, view } = env;
+  const { axis } = view;
+  const n = axis.n;
+  if (n === 0) return;
+  const cols = axis.binned ? axis.bins : n;
+  const colOf = (/** @type {number} */ i) => (axis.binned ? Math.min(cols - 1, Math.floor((i * cols) / n)) : i);
+  const xy = (/** @type {number} */ col) => (axis.binned
+    ? [axis.x0 + col, 1] : [axis.x0 + col * axis.slot, Math.max(1, axis.slot - (axis.slot >= 4 ? 1 : 0))]);
+  /** @param {(i: number) => boolean} has @param {string} color @param {number} y */
+  const mark = (has, color, y) => {
+    ctx.fillStyle = color;
+    let last = -1;
+    for (let i = 0; i < n; i++) {
+      const col = colOf(i);
+      if (col === last || !has(i)) continue;
+      last = col;
+      const [x, w] = xy(col);
+      ctx.fillRect(x, y, w, MARK_PX);
+    }
+  };
+  mark((i) => store.scopesState(axis.first + i) === SCOPES_PRESENT, THEME.flameMark, c.y + c.h);
+  const sf = view.searchFrames;
+  if (sf) mark((i) => sf[i] === 1, THEME.searchMark, c.y);
 }
 
 /**
@@ -91,6 +127,7 @@ export function drawBars(ctx, r, env) {
     }
   }
   batches.flush(ctx);
+  drawFrameMarks(ctx, c, env);
   if (n === 0) {
     ctx.fillStyle = THEME.textMuted;
     ctx.font = THEME.font;

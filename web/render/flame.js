@@ -40,6 +40,7 @@ import { FLAME_ROW, FLAME_LANE_HEADER } from '../layout.js';
  *   decls: import('../store.js').Declarations, colorOf: (siteId: number) => number,
  *   measurer: import('../text.js').TextMeasurer, batches: import('./batch.js').RectBatches,
  *   scratch: ReturnType<typeof createFlameScratch>, dpr: number, hover: FlameHit | null,
+ *   match?: ((site: number) => boolean) | null,
  * }} FlameDrawEnv
  */
 
@@ -49,7 +50,9 @@ const LABEL_PAD = 4;
 export function createFlameScratch() {
   /** @type {number[]} */
   const labels = []; // x, y, width, site per label
-  return { items: createLodItems(1024), labels, stats: { rects: 0, spans: 0, merged: 0 } };
+  /** @type {number[]} */
+  const hits = []; // x, y, width per search match drawn
+  return { items: createLodItems(1024), labels, hits, stats: { rects: 0, spans: 0, merged: 0 } };
 }
 
 /**
@@ -127,6 +130,9 @@ export function drawFlame(ctx, r, env) {
   const top = c.y - env.scrollY;
   const xMin = c.x, xMax = c.x + c.w;
   const dpr = env.dpr || 1;
+  const match = env.match ?? null;
+  const hits = scratch.hits;
+  hits.length = 0;
   for (const l of lanes.lanes) {
     if (top + l.y > c.y + c.h || top + l.y + l.height < c.y) continue;
     const rows = l.lane.rows;
@@ -150,14 +156,24 @@ export function drawFlame(ctx, r, env) {
         if (x1 <= x0) continue;
         const pal = FLAME_PALETTE[env.colorOf(items.site[k])];
         const w = x1 - x0;
-        batches.add(isMerged ? pal.merged : pal.fill, x0, y, w > 3 && !isMerged ? w - 1 : w, FLAME_ROW - 1);
+        // a search dims what does not match (a merged bucket is named by its widest span's site)
+        const dim = match !== null && !match(items.site[k]);
+        batches.add(dim ? THEME.searchDim : isMerged ? pal.merged : pal.fill, x0, y, w > 3 && !isMerged ? w - 1 : w, FLAME_ROW - 1);
+        if (match && !dim) hits.push(x0, y, w);
         if (isMerged) merged++;
-        else if (w >= LABEL_MIN_PX) labels.push(x0, y, w, items.site[k]);
+        else if (w >= LABEL_MIN_PX && !dim) labels.push(x0, y, w, items.site[k]);
       }
     }
   }
   const rects = batches.count;
   batches.flush(ctx);
+  if (hits.length) { // search matches: outlined in the highlight colour
+    ctx.strokeStyle = THEME.searchMark;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let k = 0; k < hits.length; k += 3) ctx.rect(hits[k] + 0.5, hits[k + 1] + 0.5, Math.max(0, hits[k + 2] - 1), FLAME_ROW - 2);
+    ctx.stroke();
+  }
 
   // labels: one font, one colour, trimmed to fit
   ctx.font = THEME.font;

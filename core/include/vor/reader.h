@@ -211,6 +211,12 @@ VOR_API int vor_reader_feed(vor_reader *r, const void *bytes, size_t n);
  * bound. Call it before reading frames. */
 VOR_API void vor_reader_set_max_frame_scopes(vor_reader *r, uint64_t max);
 
+/* With skip != 0, frames come without their scopes (has_flame says whether they had some;
+ * n_threads is 0), and a compressed record is decoded only as far as its values when
+ * that is enough: reading frame times, values and declarations this way costs a fraction
+ * of reading scopes. Indexes of a capture read it so. Call it before reading frames. */
+VOR_API void vor_reader_set_skip_flame(vor_reader *r, int skip);
+
 /* Reads the next frame (see the introduction). */
 VOR_API vor_read_status vor_reader_next(vor_reader *r, vor_reader_frame *frame);
 
@@ -237,6 +243,9 @@ VOR_API uint32_t vor_reader_system_column_count(const vor_reader *r);
 VOR_API uint32_t vor_reader_site_count(const vor_reader *r); /* highest id declared */
 VOR_API const vor_reader_site *vor_reader_get_site(const vor_reader *r, uint32_t id);
 VOR_API const vor_reader_thread *vor_reader_get_thread(const vor_reader *r, uint32_t id);
+/* Every thread declared so far, in no particular order: start with *cursor = 0; NULL after
+ * the last. */
+VOR_API const vor_reader_thread *vor_reader_next_thread(const vor_reader *r, uint32_t *cursor);
 
 /* Modules declared so far (format 1.1); NULL for an unknown id. */
 VOR_API uint32_t vor_reader_module_count(const vor_reader *r); /* highest id declared */
@@ -260,6 +269,11 @@ VOR_API int vor_reader_finished(const vor_reader *r);
 
 /* Bytes of the input consumed: the header, complete records and damage skipped. */
 VOR_API uint64_t vor_reader_offset(const vor_reader *r);
+
+/* The byte offset in the input of the record of the last frame vor_reader_next returned
+ * (0 before the first). A reader may start at such a record (format 1.1): give it the
+ * capture's header, then a state record (docs/FORMAT.md §4.8), then the bytes from there. */
+VOR_API uint64_t vor_reader_frame_offset(const vor_reader *r);
 
 /* Closes the file (if any) and frees everything. NULL is fine. */
 VOR_API void vor_reader_close(vor_reader *r);

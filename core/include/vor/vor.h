@@ -117,7 +117,12 @@ VOR_API const char *vor_version_string(void);
     X(SYMBOLS_UNAVAILABLE, INFO,                                                                       \
       "a module's symbol table could not be read (stripped, unreadable, or replaced since it was "     \
       "loaded); functions it does not export are named module+0xoffset (captures keep the module's "   \
-      "build id and each function's offset)")
+      "build id and each function's offset)")                                                          \
+    X(GPU_UNAVAILABLE, INFO,                                                                           \
+      "no GPU values: the NVIDIA driver's NVML library (libnvidia-ml.so.1) is there but cannot be used") \
+    X(GPU_LEFT_OUT, INFO, "some GPUs or GPU readings have no columns")                                 \
+    X(GPU_READ_FAILED, WARNING,                                                                        \
+      "an NVML reading failed; that GPU value is absent from the frames while it fails")
 
 typedef enum vor_log_item {
 #define VOR_LOG_ENUM_(id, level, text) VOR_LOG_##id,
