@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
 #include "scope_order.h"
 
 #define SCOPE_CATEGORY "vor"
@@ -42,7 +43,7 @@ typedef struct block {
 
 typedef struct thread_state {
     uint32_t id;
-    uint32_t pending;    /* 1 + position in w->pending while its open scopes wait; 0 = not */
+    uint32_t pending; /* 1 + position in w->pending while its open scopes wait; 0 = not */
     uint64_t tid;
     uint64_t name_hash;  /* of the name last written; 0 = not named yet */
     uint64_t last_frame; /* index of the last frame that listed it */
@@ -53,7 +54,7 @@ typedef struct thread_state {
     vor_reader_scope *open; /* open at the end of the frame `open_frame` (outermost first) */
     uint32_t n_open, cap_open;
     uint64_t open_frame;
-    int64_t open_until;  /* that frame's end */
+    int64_t open_until; /* that frame's end */
 } thread_state;
 
 typedef struct placed {
@@ -110,9 +111,8 @@ static uint64_t add_sat_u64(uint64_t a, uint64_t b) {
 }
 
 static uint64_t hash_name(const char *s) {
-    uint64_t h = 1469598103934665603u; /* FNV-1a; 0 marks "not named yet" */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h ? h : 1;
+    uint64_t h = vor_fnv1a64_string(s);
+    return h ? h : 1; /* 0 marks "not named yet" */
 }
 
 static vor_chrome_arg arg_uint(const char *key, uint64_t v) {
@@ -183,7 +183,7 @@ static const vor_chrome_prepared *prepare_site(vor_chrome_frames *w, uint32_t id
 }
 
 static uint64_t pick_tid(uint32_t id, uint64_t os_tid) {
-    uint64_t tid = os_tid ? os_tid : (uint64_t)id + 1; /* tid 0 would merge with the pid */
+    uint64_t tid = os_tid ? os_tid : (uint64_t)id + 1;                /* tid 0 would merge with the pid */
     if (tid == VOR_CHROME_FRAMES_TID) tid = ((uint64_t)1 << 32) + id; /* never on the frames row */
     return tid;
 }
@@ -446,8 +446,8 @@ static void write_scope_with_args(vor_chrome_frames *w, const vor_reader_scope *
     snprintf(fallback, sizeof fallback, "site %u", s->site_id);
     const char *name = known && info.name && info.name[0] ? info.name : fallback;
     const char *file = known && info.file && info.file[0] ? info.file : NULL;
-    vor_chrome_json_complete(w->json, name, SCOPE_CATEGORY, w->pid, tid, p->start, p->end - p->start, file,
-                             info.line, args, n);
+    vor_chrome_json_complete(w->json, name, SCOPE_CATEGORY, w->pid, tid, p->start, p->end - p->start, file, info.line,
+                             args, n);
 }
 
 /* Places open scopes open[0..n) clipped to `until` into out[0..n), innermost first (their

@@ -38,10 +38,10 @@ typedef struct vor_settings {
     uint32_t max_threads;
     uint32_t max_frame_scopes;
     uint32_t frame_ring_frames;
-    vor_logger logger;
 } vor_settings;
 
-/* The settings of the current (or next) session; fixed while a session runs. */
+/* The settings of the current (or next) session; fixed while a session runs
+ * (session_state.c; the logger is log.c's: vor_log_set_logger). */
 extern VOR_HIDDEN vor_settings vor_settings_now;
 
 /* ---- Logging ------------------------------------------------------------------------- */
@@ -64,6 +64,8 @@ VOR_HIDDEN void vor_log_each(vor_log_item item, const char *detail_fmt, ...)
 VOR_HIDDEN void vor_log_n(vor_log_item item, uint64_t n);
 /* Forgets which items were reported and their counts (a new session). */
 VOR_HIDDEN void vor_log_reset(void);
+/* The logger reports go to (vor_setup); both fields NULL: stderr. */
+VOR_HIDDEN void vor_log_set_logger(vor_logger logger);
 
 /* ---- fork() hooks (called by session.c's pthread_atfork handlers, in its order) ------- */
 
@@ -350,14 +352,12 @@ VOR_HIDDEN void vor_consumers_close_all(void);
 /* After fork(), in the child: drops every consumer without a callback (no byte written). */
 VOR_HIDDEN void vor_consumers_forget_all(void);
 
-/* The browser's DevTools sink (wasm/src/browser_sink.c), opened at session start. */
-VOR_HIDDEN void vor_browser_sink_open(void);
-
 /* Opens the outputs the environment asks for (VOR_RECORD, VOR_TRACE, ...); returns the
  * number of files it opened. */
 VOR_HIDDEN int vor_outputs_open_from_environment(void);
 
-/* ---- Session (session.c) ------------------------------------------------------------ */
+/* ---- Session state (session_state.c: a leaf every runtime file may read; session.c,
+ * the top of the core, writes it) ------------------------------------------------------- */
 
 typedef struct vor_session {
     int active;

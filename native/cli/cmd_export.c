@@ -91,7 +91,8 @@ int cmd_export(int argc, char **argv) {
         return CLI_EXIT_OK;
     }
     if (args.positional_count == 0) return cli_usage_error(CMD, "no capture file given");
-    if (args.positional_count > 1) return cli_usage_error(CMD, "one capture at a time (got %d files)", args.positional_count);
+    if (args.positional_count > 1)
+        return cli_usage_error(CMD, "one capture at a time (got %d files)", args.positional_count);
     const char *format = args.values[OPT_FORMAT];
     if (!format) return cli_usage_error(CMD, "missing --format (chrome, folded or csv)");
     export_fn run = NULL;
@@ -106,7 +107,8 @@ int cmd_export(int argc, char **argv) {
         cli_parse_u64(args.values[OPT_MAX_STACKS], EXPORT_MIN_STACKS, FLAMEGRAPH_LIMIT_MAX_NODES, &max_stacks) != 0)
         return cli_usage_error(CMD, "--max-stacks needs a number from %u to %u, not '%s'", EXPORT_MIN_STACKS,
                                FLAMEGRAPH_LIMIT_MAX_NODES, args.values[OPT_MAX_STACKS]);
-    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0) return CLI_EXIT_USAGE;
+    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0)
+        return CLI_EXIT_USAGE;
     const char *path = args.positional[0];
 
     /* The output replaces OUT when done: never when OUT is the capture itself. */
@@ -126,8 +128,14 @@ int cmd_export(int argc, char **argv) {
     }
     cli_progress progress;
     cli_progress_init(&progress, CMD, path, capture.file_size, !args.values[OPT_QUIET]);
-    export_job job = {CMD,          &capture, &out, &progress, !args.values[OPT_NO_THREAD], (uint32_t)max_stacks,
-                      args.values[OPT_RAW] != NULL, max_frame_scopes};
+    export_job job = {CMD,
+                      &capture,
+                      &out,
+                      &progress,
+                      !args.values[OPT_NO_THREAD],
+                      (uint32_t)max_stacks,
+                      args.values[OPT_RAW] != NULL,
+                      max_frame_scopes};
     status = run(&job);
     cli_progress_done(&progress);
     status = cli_output_close(&out, status, status != 0);

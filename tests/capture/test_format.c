@@ -65,9 +65,8 @@ static uint32_t register_sites(void) {
 }
 
 /* Frame A (index 7, [10,000, 11,000)): on the main thread `outer` began before it and is
- * still open; a function (a -finstrument-functions site) ran inside it with two children, the second closed by an unwind.
- * A thread never declared has an open scope of a site never declared. Frame B ends
- * `outer`. */
+ * still open; a function (a -finstrument-functions site) ran inside it with two children, the second closed by an
+ * unwind. A thread never declared has an open scope of a site never declared. Frame B ends `outer`. */
 static void build(crafted *c) {
     memset(c, 0, sizeof *c);
     c->main_thread = register_sites();
