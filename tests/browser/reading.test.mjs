@@ -60,7 +60,7 @@ async function feed(ms, { withScopes = true, startIndex = 0 } = {}) {
         { start: t, dur: Math.min(3e6, dur), site: 1, depth: 0 },
       ] }] : [];
       source.pushFrame(encodeFrameView({
-        frameIndex: startIndex + i, startNs: t, durationNs: dur, threads,
+        frameIndex: startIndex + i, startNs: t, durationNs: dur, threads, overheadNs: 0.2e6,
         values: [[0, ms[i]], [1, 200 + (i % 50)], [5, 12.12]],
       }));
       t += dur;
@@ -94,6 +94,16 @@ test('the bars\' y axis fits the frame times: a 0.5 ms variation spans the bars 
   for (const t of s.xTicks) assert.match(t, /^#\d[\d,]* (0|\+\d+(\.\d+)? (s|ms))$/);
   assert.equal(await page.textContent('.vor-yscale'), 'y: fit');
   await shot('fit');
+  // the profiler's cost (0.2 ms a frame) is the top of each bar: visible on the fitted scale too
+  await page.click('.vor-overhead');
+  await draw();
+  const x = await page.evaluate(() => window.vorTest.panel.xOfFrameIndex(101));
+  const col = await canvasRegionStats(page, CANVAS, { x: Math.round(x), y: r.bars.chart.y, w: 1, h: r.bars.chart.h });
+  const ohPx = col.count(hexToRgb(THEME.barOverhead), 10);
+  const expected = 0.2 / (s.barsScale.hi - s.barsScale.lo) * r.bars.chart.h;
+  assert.ok(Math.abs(ohPx - expected) <= 2, `overhead ${ohPx} px, ${expected.toFixed(1)} expected`);
+  await shot('fit-overhead');
+  await page.click('.vor-overhead');
 
   await page.click('.vor-yscale');
   await draw();

@@ -88,9 +88,12 @@ export function drawBars(ctx, r, env) {
   ctx.fillStyle = THEME.grid;
   for (const t of scale.ticks) ctx.fillRect(c.x, Math.round(yOf(t.value)), c.w, 1);
 
-  // bars, batched by budget colour (overhead portions in their own batch)
-  const overheadMs = view.showOverhead ? store.overheadSeries(axis.first, axis.end) : null;
+  // bars, batched by budget colour
   const bottom = c.y + c.h;
+  // slot edges snapped to device pixels: fractional edges would blend neighbouring bars into dark seams
+  const gap = axis.slot >= 4 ? 1 : 0;
+  const slotX = (/** @type {number} */ i) => Math.round((axis.x0 + i * axis.slot) * k) / k;
+  const slotW = (/** @type {number} */ i, /** @type {number} */ x) => Math.max(1 / k, Math.round((axis.x0 + (i + 1) * axis.slot - gap) * k) / k - x);
   if (n > 0 && axis.binned) {
     binSeries(ms, n, axis.bins, bins);
     for (let b = 0; b < bins.nBins; b++) {
@@ -98,27 +101,32 @@ export function drawBars(ctx, r, env) {
       const v = bins.max[b];
       const top = snapY(v);
       batches.add(BUDGET_COLORS[budgetClass(v, budgetMs)], axis.x0 + b, top, 1, Math.max(1, bottom - top));
-      if (overheadMs) {
-        const oh = overheadMs[bins.argMax[b]] / 1e6;
-        if (oh > 0) batches.add(THEME.barOverhead, axis.x0 + b, yOf(oh), 1, Math.max(1, bottom - yOf(oh)));
-      }
     }
   } else if (n > 0) {
-    // edges snapped to device pixels: fractional edges would blend neighbouring bars into dark seams
-    const gap = axis.slot >= 4 ? 1 : 0;
     for (let i = 0; i < n; i++) {
       const v = ms[i];
       const top = snapY(v);
-      const x = Math.round((axis.x0 + i * axis.slot) * k) / k;
-      const w = Math.max(1 / k, Math.round((axis.x0 + (i + 1) * axis.slot - gap) * k) / k - x);
-      batches.add(BUDGET_COLORS[budgetClass(v, budgetMs)], x, top, w, Math.max(1, bottom - top));
-      if (overheadMs) {
-        const oh = overheadMs[i] / 1e6;
-        if (oh > 0) batches.add(THEME.barOverhead, x, yOf(oh), w, Math.max(1, bottom - yOf(oh)));
-      }
+      const x = slotX(i);
+      batches.add(BUDGET_COLORS[budgetClass(v, budgetMs)], x, top, slotW(i, x), Math.max(1, bottom - top));
     }
   }
   batches.flush(ctx);
+  // the profiler's cost, over the bars: the top `overhead` of each bar, [v - overhead, v], so it
+  // reads the same on a fitted or log scale as from zero
+  const overheadMs = view.showOverhead && n > 0 ? store.overheadSeries(axis.first, axis.end) : null;
+  if (overheadMs) {
+    const cols = axis.binned ? bins.nBins : n;
+    for (let j = 0; j < cols; j++) {
+      if (axis.binned && bins.count[j] === 0) continue;
+      const v = axis.binned ? bins.max[j] : ms[j];
+      const oh = overheadMs[axis.binned ? bins.argMax[j] : j] / 1e6;
+      if (!(oh > 0)) continue;
+      const x = axis.binned ? axis.x0 + j : slotX(j);
+      const top = snapY(v);
+      batches.add(THEME.barOverhead, x, top, axis.binned ? 1 : slotW(j, x), Math.max(1, yOf(v - oh) - top));
+    }
+    batches.flush(ctx);
+  }
   drawFrameMarks(ctx, c, env);
   if (n === 0) {
     ctx.fillStyle = THEME.textMuted;
