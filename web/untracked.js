@@ -66,6 +66,18 @@ function addGaps(iv, f0, f1, lane) {
 }
 
 /**
+ * The gap of `u` containing time `t` (ns), as [start, end], or null. Gaps are in time order.
+ * @param {UntrackedLane} u @param {number} t
+ * @returns {[number, number] | null}
+ */
+export function gapAt(u, t) {
+  const g = u.gaps;
+  let lo = 0, hi = g.length / 2; // first gap ending after t
+  while (lo < hi) { const m = (lo + hi) >> 1; if (g[2 * m + 1] <= t) lo = m + 1; else hi = m; }
+  return lo < g.length / 2 && g[2 * lo] <= t ? [g[2 * lo], g[2 * lo + 1]] : null;
+}
+
+/**
  * A lane header's words: its scopes, depth and untracked share ("1 scope · depth 1 · untracked
  * 275 ms (98%)").
  * @param {number} scopes @param {number} depth @param {UntrackedLane | undefined} u

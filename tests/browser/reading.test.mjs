@@ -141,6 +141,14 @@ test('a spike frame: its untracked time is shaded and labelled, the lane says ho
   const shaded = px.count(hexToRgb(THEME.untracked), 3) / row.h;
   assert.ok(shaded > r.flame.chart.w * 0.9, `untracked band ${shaded} px of ${r.flame.chart.w}`);
   assert.ok(px.count(hexToRgb(THEME.untrackedText), 40) > 20, 'its label is drawn');
+  // hovering the band says what it is
+  const o = await page.evaluate(() => { const b = document.querySelector('.vor-canvas').getBoundingClientRect(); return [b.left, b.top]; });
+  await page.mouse.move(o[0] + row.x + row.w / 2, o[1] + row.y + 4);
+  await draw();
+  const tip = await page.evaluate(() => { const t = document.querySelector('.vor-tooltip'); return t.hidden ? '' : t.textContent; });
+  assert.match(tip, /^untracked.*duration\s*275 ms.*thread\s*main/s);
+  await shot('untracked-hover');
+  await page.mouse.move(0, 0);
   await shot('untracked');
 });
 

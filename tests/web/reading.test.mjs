@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { trimText, plural, ELLIPSIS } from '../../web/text.js';
 import { timeTickLabels, plotAxisLabels } from '../../web/axis.js';
 import { barsScale, frameTicks, nextBarsScale } from '../../web/bars_axis.js';
-import { untrackedTime, laneSummary } from '../../web/untracked.js';
+import { untrackedTime, laneSummary, gapAt } from '../../web/untracked.js';
+import { untrackedTooltip } from '../../web/tooltip.js';
 import { ViewModel } from '../../web/view_model.js';
 import { makeStore } from './panel_fixture.mjs';
 
@@ -130,4 +131,12 @@ test('untracked time: the frame outside its top-level scopes, per thread', () =>
   assert.equal(m.get(0).totalNs, 30);
   assert.equal(m.get(0).frameNs, 150);
   assert.deepEqual(m.get(1).gaps, [0, 100], 'a thread without scopes: all of its frame');
+  // the gap under a pointer (hover): binary search over the gaps in time order
+  assert.deepEqual(gapAt(m.get(0), 45), [40, 50]);
+  assert.deepEqual(gapAt(m.get(0), 60), [60, 80]);
+  assert.equal(gapAt(m.get(0), 55), null);
+  assert.equal(gapAt(m.get(0), 120), null);
+  const tip = untrackedTooltip({ durNs: 275e6, threadName: 'main' });
+  assert.equal(tip.title, 'untracked');
+  assert.deepEqual(tip.rows, [['duration', '275 ms'], ['thread', 'main']]);
 });
