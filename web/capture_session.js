@@ -271,7 +271,7 @@ export class CaptureSession {
         const part = await bytes(this.followEnd, this.header);
         if (this.closed) return;
         if ('reset' in part) { this.restart(part.reset); return; }
-        if (part.bytes.byteLength) this.follow(part.bytes, part.end);
+        if (part.bytes.byteLength) { this.follow(part.bytes, part.end); this.reportState(); }
       }
       if (this.polls++ % INDEX_POLL_EVERY === 0 || !this.indexDone) {
         await this.refreshIndex();

@@ -121,7 +121,7 @@ static void build(crafted *c) {
 
 static void write_crafted(const char *path, crafted *c) {
     build(c);
-    vor_capture_options options = {1, 1, 0};
+    vor_capture_options options = {1, 1, 0, 0};
     vor_capture_writer *w = vor_capture_writer_create(path, &options);
     assert_non_null(w);
     assert_int_equal(vor_capture_writer_frame(w, &c->a), 0);
