@@ -557,10 +557,10 @@ def test_errors():
     rc, out, err = vor("summary", path, "--bogus")
     equal((rc, err), (2, "vor summary: unknown option '--bogus'; see 'vor summary --help'\n"), "unknown option")
     rc, out, err = vor("export", path)
-    equal((rc, err), (2, "vor export: missing --format (chrome, folded or csv); see 'vor export --help'\n"),
+    equal((rc, err), (2, "vor export: missing --format (chrome, folded, csv or speedscope); see 'vor export --help'\n"),
           "missing --format")
     rc, out, err = vor("export", path, "--format", "xml")
-    equal((rc, err), (2, "vor export: unknown format 'xml' (chrome, folded or csv); see 'vor export --help'\n"),
+    equal((rc, err), (2, "vor export: unknown format 'xml' (chrome, folded, csv or speedscope); see 'vor export --help'\n"),
           "unknown format")
     rc, out, err = vor("export", "--format", "csv")
     equal((rc, err), (2, "vor export: no capture file given; see 'vor export --help'\n"), "no file")
