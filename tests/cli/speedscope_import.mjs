@@ -9,7 +9,7 @@
 // vm context with just enough of a browser around it; the line that defines the importer's
 // entry point is found by what it does (not by its minified name) and made visible. The app
 // itself fails to start without a DOM, after the importer exists: that failure is ignored.
-// Output: {"name", "profiles": [{"name", "unit", "total", "frames": [{"name", "file",
+// Output: {"name", "warnings": [...], "profiles": [{"name", "unit", "total", "frames": [{"name", "file",
 // "line", "total", "self"}]}]} or an error on stderr and exit 1.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,13 +32,16 @@ if (!entry) {
 }
 source = source.replace(entry[0], `${entry[0]};globalThis.__vorImport=${entry[1]};`);
 
+const warnings = [];
 const inert = new Proxy(function () {}, {
   get: (t, k) => (k === Symbol.toPrimitive ? () => '' : inert),
   apply: () => inert,
   construct: () => inert,
 });
 const context = {
-  console: { ...console, log() {}, info() {} }, // speedscope logs which importer it chose
+  // speedscope logs which importer it chose; its warnings (events it could not nest) are
+  // part of the output.
+  console: { ...console, log() {}, info() {}, warn: (...a) => warnings.push(a.map(String).join(' ')) },
   TextDecoder,
   TextEncoder,
   URL,
@@ -73,7 +76,7 @@ if (!group) {
   console.error('speedscope did not recognise the file');
   process.exit(1);
 }
-const out = { name: group.name, profiles: [] };
+const out = { name: group.name, warnings, profiles: [] };
 for (const p of group.profiles) {
   const frames = [];
   p.forEachFrame((f) =>

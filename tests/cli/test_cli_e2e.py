@@ -307,11 +307,18 @@ def test_chrome():
     check(all(e["pid"] == pid for e in events), "one process")
     names = {e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
     check(sorted(names.values()) == ["frames", "main", "worker"], f"thread names {names}")
-    frames = [e for e in events if e["ph"] == "X" and e.get("cat") == "vor.frame"]
+    frames = [e for e in events if e["ph"] == "X" and e.get("cat", "").split(",")[0] == "vor.frame"]
     equal(len(frames), FRAMES, "one frame event per frame")
-    equal([e["args"]["index"] for e in frames], [f["index"] for f in cap.frames], "frame indices")
-    xs = [e for e in events if e["ph"] == "X" and e.get("cat") == "vor"]
+    check(all("args" not in e for e in frames), "frame events without args (their figures are categories)")
+    equal([int(e["cat"].split(",")[1].removeprefix("index:")) for e in frames], [f["index"] for f in cap.frames],
+          "frame indices")
+    xs = [e for e in events if e["ph"] == "X" and e.get("cat", "").split(",")[0] == "vor"]
     equal(len(xs), sum(1 for _ in cap.scopes()), "one X event per scope")
+    # No args on scope events (speedscope would fold them into names): the source is in
+    # the categories, "vor,src:FILE:LINE".
+    check(all("args" not in e for e in xs), "scope events without args")
+    check(all(",src:" in e["cat"] and e["cat"].split(":")[-1].split(",")[0].isdigit() for e in xs),
+          "each scope's source in its categories")
     counters = [e for e in events if e["ph"] == "C"]
     equal(len(counters), sum(1 for f in cap.frames for v in f["values"].values() if math.isfinite(v)),
           "one counter per finite value")
