@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
 #include "scope_order.h"
 
 #define SCOPE_CATEGORY "vor"
@@ -42,7 +43,7 @@ typedef struct block {
 
 typedef struct thread_state {
     uint32_t id;
-    uint32_t pending;    /* 1 + position in w->pending while its open scopes wait; 0 = not */
+    uint32_t pending; /* 1 + position in w->pending while its open scopes wait; 0 = not */
     uint64_t tid;
     uint64_t name_hash;  /* of the name last written; 0 = not named yet */
     uint64_t last_frame; /* index of the last frame that listed it */
@@ -53,7 +54,7 @@ typedef struct thread_state {
     vor_reader_scope *open; /* open at the end of the frame `open_frame` (outermost first) */
     uint32_t n_open, cap_open;
     uint64_t open_frame;
-    int64_t open_until;  /* that frame's end */
+    int64_t open_until; /* that frame's end */
 } thread_state;
 
 typedef struct placed {
@@ -110,9 +111,8 @@ static uint64_t add_sat_u64(uint64_t a, uint64_t b) {
 }
 
 static uint64_t hash_name(const char *s) {
-    uint64_t h = 1469598103934665603u; /* FNV-1a; 0 marks "not named yet" */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h ? h : 1;
+    uint64_t h = vor_fnv1a64_string(s);
+    return h ? h : 1; /* 0 marks "not named yet" */
 }
 
 /* Grows *array (of `size`-byte items, capacity *cap) to hold `need`; 0 if memory is short. */
@@ -162,11 +162,14 @@ static char *scope_category(const char *file, uint32_t line, uint32_t flags, cha
     const char *f3 = flags & UNWOUND ? ",unwound" : "";
     char src[32] = "";
     if (file) snprintf(src, sizeof src, ":%u", line);
-    int n = snprintf(buf, cap, "%s%s%s%s%s%s%s", SCOPE_CATEGORY, file ? ",src:" : "", file ? file : "", src, f1, f2, f3);
+    int n =
+        snprintf(buf, cap, "%s%s%s%s%s%s%s", SCOPE_CATEGORY, file ? ",src:" : "", file ? file : "", src, f1, f2, f3);
     if (n < 0) return NULL;
     if ((size_t)n < cap) return buf;
     char *big = malloc((size_t)n + 1);
-    if (big) snprintf(big, (size_t)n + 1, "%s%s%s%s%s%s%s", SCOPE_CATEGORY, file ? ",src:" : "", file ? file : "", src, f1, f2, f3);
+    if (big)
+        snprintf(big, (size_t)n + 1, "%s%s%s%s%s%s%s", SCOPE_CATEGORY, file ? ",src:" : "", file ? file : "", src, f1,
+                 f2, f3);
     return big;
 }
 
@@ -200,7 +203,7 @@ static const vor_chrome_prepared *prepare_site(vor_chrome_frames *w, uint32_t id
 }
 
 static uint64_t pick_tid(uint32_t id, uint64_t os_tid) {
-    uint64_t tid = os_tid ? os_tid : (uint64_t)id + 1; /* tid 0 would merge with the pid */
+    uint64_t tid = os_tid ? os_tid : (uint64_t)id + 1;                /* tid 0 would merge with the pid */
     if (tid == VOR_CHROME_FRAMES_TID) tid = ((uint64_t)1 << 32) + id; /* never on the frames row */
     return tid;
 }
@@ -458,8 +461,8 @@ static void write_scope_with_args(vor_chrome_frames *w, const vor_reader_scope *
     const char *file = known && info.file && info.file[0] ? info.file : NULL;
     char buf[CATEGORY_BYTES];
     char *cat = scope_category(file, info.line, p->flags, buf, sizeof buf);
-    vor_chrome_json_complete(w->json, name, cat ? cat : SCOPE_CATEGORY, w->pid, tid, p->start, p->end - p->start, NULL, 0,
-                             NULL, 0);
+    vor_chrome_json_complete(w->json, name, cat ? cat : SCOPE_CATEGORY, w->pid, tid, p->start, p->end - p->start, NULL,
+                             0, NULL, 0);
     if (cat != buf) free(cat);
 }
 
@@ -601,13 +604,14 @@ static void write_frame_event(vor_chrome_frames *w, const vor_reader_frame *f, i
     /* No args, as for scopes (speedscope would name each frame by them): the figures are
      * categories, "vor.frame,index:7,scopes:9,dropped:0,overhead_ns:5449[,CAUSE:N...]". */
     char cat[64 + 8 * 48];
-    size_t n = (size_t)snprintf(cat, sizeof cat, "%s,index:%llu,scopes:%llu,dropped:%llu,overhead_ns:%lld", FRAME_CATEGORY,
-                                (unsigned long long)f->index, (unsigned long long)f->n_scopes,
+    size_t n = (size_t)snprintf(cat, sizeof cat, "%s,index:%llu,scopes:%llu,dropped:%llu,overhead_ns:%lld",
+                                FRAME_CATEGORY, (unsigned long long)f->index, (unsigned long long)f->n_scopes,
                                 (unsigned long long)f->dropped_scopes, (long long)f->overhead_ns);
     for (uint32_t c = 1; c < 8; c++)
         if (by_cause[c] && n < sizeof cat)
             n += (size_t)snprintf(cat + n, sizeof cat - n, ",%s:%llu", cause_keys[c], (unsigned long long)by_cause[c]);
-    vor_chrome_json_complete(w->json, "frame", cat, w->pid, VOR_CHROME_FRAMES_TID, start, end - start, NULL, 0, NULL, 0);
+    vor_chrome_json_complete(w->json, "frame", cat, w->pid, VOR_CHROME_FRAMES_TID, start, end - start, NULL, 0, NULL,
+                             0);
     w->stats.frames++;
 }
 

@@ -86,10 +86,10 @@ typedef struct vor_chrome_frames_config {
     vor_chrome_names names;
     uint64_t pid;
     const char *process_name;
-    const char *vor_version;      /* process_name args: vor_version, session_start_unix_us */
-    int64_t wall_epoch_ns;        /* wall clock at time 0 */
-    int open_scopes_listed;       /* frames list the scopes open at their end (live records,
-                                     captures of format 1.1 and later) */
+    const char *vor_version; /* process_name args: vor_version, session_start_unix_us */
+    int64_t wall_epoch_ns;   /* wall clock at time 0 */
+    int open_scopes_listed;  /* frames list the scopes open at their end (live records,
+                                captures of format 1.1 and later) */
 } vor_chrome_frames_config;
 
 typedef struct vor_chrome_frames_stats {
@@ -103,9 +103,10 @@ typedef struct vor_chrome_frames_stats {
 typedef struct vor_chrome_frames vor_chrome_frames;
 
 /* Flags of vor_chrome_frames_write. */
-#define VOR_CHROME_FRAME_SCOPES 1u   /* the frame's scopes were recorded: write them */
-#define VOR_CHROME_FRAME_ENDS_RUN 2u /* no recorded frame continues its run: write its open
-                                        scopes now, clipped to its end */
+/* The frame's scopes were recorded: write them. */
+#define VOR_CHROME_FRAME_SCOPES 1u
+/* No recorded frame continues its run: write its open scopes now, clipped to its end. */
+#define VOR_CHROME_FRAME_ENDS_RUN 2u
 
 /* A writer on `json` (not owned); writes the process name and the frames row's names.
  * NULL if memory is short. */

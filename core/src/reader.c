@@ -138,8 +138,7 @@ static size_t window_fill(vor_reader *r, uint64_t at, size_t n) {
     r->window_offset = at;
     r->window_size = 0;
     while (r->window_size < capacity) {
-        ssize_t got = pread(r->fd, r->window + r->window_size, capacity - r->window_size,
-                            (off_t)(at + r->window_size));
+        ssize_t got = pread(r->fd, r->window + r->window_size, capacity - r->window_size, (off_t)(at + r->window_size));
         if (got < 0) {
             if (errno == EINTR) continue;
             vor_reader_fail(r, at, "read error: %s", strerror(errno));
@@ -195,7 +194,8 @@ static int read_header_body(vor_reader *r, vor_in *in, uint32_t minor, uint64_t 
         return 0;
     }
     if (n_system == 0 || n_system > 32) {
-        vor_reader_fail(r, body_at, "header declares %llu system columns (1..32 allowed)", (unsigned long long)n_system);
+        vor_reader_fail(r, body_at, "header declares %llu system columns (1..32 allowed)",
+                        (unsigned long long)n_system);
         return 0;
     }
     if (!vor_reader_ensure_column(r, (uint32_t)n_system - 1)) {
@@ -441,8 +441,8 @@ static int next_1_0(vor_reader *r, vor_reader_frame *frame) {
     if (len_bytes == NULL) return r->state < 0 ? VOR_READ_ERROR : VOR_READ_NOTHING_YET;
     uint32_t length = vor_get_u32le(len_bytes);
     if (length < VOR_CAPTURE_1_0_MIN_RECORD || length > VOR_READER_MAX_RECORD_BYTES) {
-        vor_reader_fail(r, at, "record length %u is outside %u..%u: corrupt capture", length, VOR_CAPTURE_1_0_MIN_RECORD,
-                        VOR_READER_MAX_RECORD_BYTES);
+        vor_reader_fail(r, at, "record length %u is outside %u..%u: corrupt capture", length,
+                        VOR_CAPTURE_1_0_MIN_RECORD, VOR_READER_MAX_RECORD_BYTES);
         return VOR_READ_ERROR;
     }
     const uint8_t *payload = vor_reader_input(r, at, 4 + (size_t)length);
@@ -471,8 +471,8 @@ static int next_1_0(vor_reader *r, vor_reader_frame *frame) {
     }
     if (stored) {
         if (block_size != raw_size) {
-            vor_reader_fail(r, at, "stored record of %llu bytes holds %zu: corrupt capture", (unsigned long long)raw_size,
-                            block_size);
+            vor_reader_fail(r, at, "stored record of %llu bytes holds %zu: corrupt capture",
+                            (unsigned long long)raw_size, block_size);
             return VOR_READ_ERROR;
         }
         memcpy(dst, block, block_size);

@@ -108,7 +108,7 @@ uint64_t vor_current_memory_bytes(void) {
 
 void vor_system_begin_session(void) {
     cpu_valid = read_cpu_ns(&cpu_prev_ns);
-    vor_gpu_begin_session(); /* a resume after vor_disable keeps the running poller */
+    vor_gpu_begin_session();  /* a resume after vor_disable keeps the running poller */
     vor_nvtx_begin_session(); /* VOR_NVTX, decided once per process */
 }
 

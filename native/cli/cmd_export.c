@@ -65,7 +65,17 @@ const char cmd_export_help[] =
     "stdout's reader went away, as in 'vor export ... | head': then without a message),\n"
     "130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP while writing -o OUT.\n";
 
-enum { OPT_FORMAT, OPT_OUTPUT, OPT_NO_THREAD, OPT_MAX_STACKS, OPT_RAW, OPT_MAX_FRAME_SCOPES, OPT_QUIET, OPT_HELP, OPT_FRAMES };
+enum {
+    OPT_FORMAT,
+    OPT_OUTPUT,
+    OPT_NO_THREAD,
+    OPT_MAX_STACKS,
+    OPT_RAW,
+    OPT_MAX_FRAME_SCOPES,
+    OPT_QUIET,
+    OPT_HELP,
+    OPT_FRAMES
+};
 
 static const cli_option export_options[] = {
     {"format", 'f', 1, OPT_FORMAT},
@@ -104,7 +114,8 @@ int cmd_export(int argc, char **argv) {
         return CLI_EXIT_OK;
     }
     if (args.positional_count == 0) return cli_usage_error(CMD, "no capture file given");
-    if (args.positional_count > 1) return cli_usage_error(CMD, "one capture at a time (got %d files)", args.positional_count);
+    if (args.positional_count > 1)
+        return cli_usage_error(CMD, "one capture at a time (got %d files)", args.positional_count);
     const char *format = args.values[OPT_FORMAT];
     if (!format) return cli_usage_error(CMD, "missing --format (chrome, folded, csv or speedscope)");
     export_fn run = NULL;
@@ -125,7 +136,8 @@ int cmd_export(int argc, char **argv) {
         cli_parse_u64(args.values[OPT_MAX_STACKS], EXPORT_MIN_STACKS, FLAMEGRAPH_LIMIT_MAX_NODES, &max_stacks) != 0)
         return cli_usage_error(CMD, "--max-stacks needs a number from %u to %u, not '%s'", EXPORT_MIN_STACKS,
                                FLAMEGRAPH_LIMIT_MAX_NODES, args.values[OPT_MAX_STACKS]);
-    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0) return CLI_EXIT_USAGE;
+    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0)
+        return CLI_EXIT_USAGE;
     const char *path = args.positional[0];
 
     /* The output replaces OUT when done: never when OUT is the capture itself. */

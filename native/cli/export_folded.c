@@ -21,10 +21,11 @@ int export_folded(export_job *job) {
     flamegraph_tree *tree = flamegraph_tree_create(&to);
     stacks st;
     memset(&st, 0, sizeof st);
-    stacks_options so = {
-        .tree = tree, .thread_roots = job->thread_roots, .raw = job->raw, .max_frame_scopes = job->max_frame_scopes,
-        .weight = 1.0
-    };
+    stacks_options so = {.tree = tree,
+                         .thread_roots = job->thread_roots,
+                         .raw = job->raw,
+                         .max_frame_scopes = job->max_frame_scopes,
+                         .weight = 1.0};
     if (!tree || stacks_init(&st, &so, job->capture->reader) != 0) {
         stacks_free(&st);
         flamegraph_tree_destroy(tree);

@@ -38,8 +38,8 @@ int export_check_selection(export_job *job) {
         snprintf(range, sizeof range, "%llu..%llu", (unsigned long long)job->frames_first,
                  (unsigned long long)job->frames_last);
     if (job->frames_met == 0 || job->range_passed)
-        return cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path, "--frames %s selects no frame: the capture has no frame in that range",
-                        range);
+        return cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path,
+                        "--frames %s selects no frame: the capture has no frame in that range", range);
     return cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path,
                     "--frames %s selects no frame: the capture's frames are %llu to %llu", range,
                     (unsigned long long)job->met_first, (unsigned long long)job->met_last);

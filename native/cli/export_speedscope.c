@@ -43,13 +43,13 @@
 #include "cli.h"
 
 #define SS_SCHEMA "https://www.speedscope.app/file-format-schema.json"
-#define SS_BUFFER_BYTES (64u * 1024u)          /* one profile's events before spilling */
-#define SS_BUFFERED_MAX (16u * 1024u * 1024u)  /* all profiles' buffers together */
-#define SS_EVENT_BYTES 64                       /* the longest event text */
+#define SS_BUFFER_BYTES (64u * 1024u)         /* one profile's events before spilling */
+#define SS_BUFFERED_MAX (16u * 1024u * 1024u) /* all profiles' buffers together */
+#define SS_EVENT_BYTES 64                     /* the longest event text */
 #define NONE UINT32_MAX
 
 typedef struct ss_open {
-    uint32_t site;    /* NONE for the placeholder */
+    uint32_t site; /* NONE for the placeholder */
     uint32_t frame;
     int64_t start_ns; /* the scope's recorded start: who it is in the next frame */
 } ss_open;
@@ -66,9 +66,9 @@ typedef struct ss_profile {
     uint32_t n_chunks, cap_chunks;
     ss_open *open; /* the scopes opened and not closed, outermost first */
     uint32_t n_open, cap_open;
-    uint64_t run_id;     /* the run its open scopes belong to */
-    uint64_t last_index; /* the last frame that listed its scopes */
-    int64_t removed;     /* ns the compensation took out of its timeline so far */
+    uint64_t run_id;            /* the run its open scopes belong to */
+    uint64_t last_index;        /* the last frame that listed its scopes */
+    int64_t removed;            /* ns the compensation took out of its timeline so far */
     int64_t start_at, last_end; /* its timeline's first frame start, last frame end */
     uint64_t events;
 } ss_profile;
@@ -92,7 +92,7 @@ typedef struct ss_export {
     id_map site_map;    /* site id -> sites index */
     ss_site *sites;
     uint32_t n_sites, cap_sites;
-    id_map thread_map;  /* thread id -> profiles index */
+    id_map thread_map; /* thread id -> profiles index */
     ss_profile *profiles;
     uint32_t n_profiles, cap_profiles;
     uint32_t placeholder_frame;
@@ -146,8 +146,8 @@ static uint32_t site_frame(ss_export *ex, uint32_t site_id) {
     if (slot && declared && ex->sites[*slot].reader_name == declared) return ex->sites[*slot].frame;
     char fallback[32];
     snprintf(fallback, sizeof fallback, "site %u", site_id);
-    uint32_t frame = frame_for(ex, declared ? declared : fallback, site && site->file ? site->file : "",
-                               site ? site->line : 0);
+    uint32_t frame =
+        frame_for(ex, declared ? declared : fallback, site && site->file ? site->file : "", site ? site->line : 0);
     if (!slot) {
         if (grow((void **)&ex->sites, &ex->cap_sites, ex->n_sites + 1, sizeof *ex->sites) != 0) return frame;
         slot = id_map_put(&ex->site_map, site_id, ex->n_sites);
@@ -302,7 +302,8 @@ static void place(ss_export *ex, const stacks_scratch *k, const vor_reader_threa
     l->raw_cursor[c] = lo;
 }
 
-static void on_thread(void *ctx, const vor_reader_frame *f, const vor_reader_thread_scopes *ts, const stacks_scratch *k) {
+static void on_thread(void *ctx, const vor_reader_frame *f, const vor_reader_thread_scopes *ts,
+                      const stacks_scratch *k) {
     ss_export *ex = ctx;
     uint32_t ne = ts->n_scopes, n = ts->n_scopes + ts->n_open;
     ss_profile *p = profile_for(ex, ts->thread_id);
@@ -492,8 +493,11 @@ int export_speedscope(export_job *job) {
     id_map_init(&ex.thread_map, STACKS_MAX_THREADS);
     stacks st;
     memset(&st, 0, sizeof st);
-    stacks_options so = {.raw = job->raw, .max_frame_scopes = job->max_frame_scopes, .weight = 1.0,
-                         .on_thread = on_thread, .on_thread_ctx = &ex};
+    stacks_options so = {.raw = job->raw,
+                         .max_frame_scopes = job->max_frame_scopes,
+                         .weight = 1.0,
+                         .on_thread = on_thread,
+                         .on_thread_ctx = &ex};
     ex.placeholder_frame = NONE; /* made when first needed */
     if (!ex.frames || stacks_init(&st, &so, ex.r) != 0) {
         stacks_free(&st);
@@ -539,7 +543,8 @@ int export_speedscope(export_job *job) {
         if (ex.no_memory) status = cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path, "out of memory");
     }
     if (status == 0 && ex.spill && fflush(ex.spill) != 0)
-        status = cli_fail(CLI_EXIT_IO, job->cmd, job->capture->path, "cannot write a temporary file: %s", strerror(errno));
+        status =
+            cli_fail(CLI_EXIT_IO, job->cmd, job->capture->path, "cannot write a temporary file: %s", strerror(errno));
     if (status == 0) status = write_file(&ex);
     if (status == 0 && !cli_output_failed(job->out) && st.stats.parent_unknown)
         cli_note(job->cmd, job->capture->path,

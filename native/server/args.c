@@ -5,7 +5,8 @@
  * tests can drive it directly. Options may stand before or after the paths; "--" ends options.
  * Every bad value yields one message naming the option and the value; the caller exits 2.
  * Values are checked here for form only (a number in range, an address that parses); whether
- * the port is free or the site exists is found out by vor_server_run().
+ * the port is free or the site exists is found out by vor_server_run(). The arguments are
+ * read by the `vor` command's one parser (native/args/arg_parser.h).
  */
 #include "server.h"
 
@@ -15,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "arg_parser.h"
 
 static const char usage_text[] =
     "usage: vor serve [FILES|DIRS] [--port N] [--host H] [--site DIR] [--no-follow]\n"
@@ -70,80 +73,67 @@ static int valid_host(const char *h)
     return inet_pton(AF_INET, h, addr) == 1 || inet_pton(AF_INET6, h, addr) == 1;
 }
 
-/* "--name=value" or "--name value": returns the value (NULL when missing), advancing *i. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    *missing = 0;
-    if (arg[n] == '=')
-        return arg + n + 1;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    *i += 1;
-    return argv[*i];
-}
-
-static int is_option(const char *arg, const char *name)
-{
-    size_t n = strlen(name);
-    return !strncmp(arg, name, n) && (arg[n] == '\0' || arg[n] == '=');
-}
+enum { OPT_HELP, OPT_NO_FOLLOW, OPT_PORT, OPT_HOST, OPT_SITE };
+static const vor_arg_option options[] = {
+    {"help", 'h', 0, OPT_HELP}, {"no-follow", 0, 0, OPT_NO_FOLLOW}, {"port", 0, 1, OPT_PORT},
+    {"host", 0, 1, OPT_HOST},   {"site", 0, 1, OPT_SITE},
+};
 
 int vor_server_parse_args(int argc, char **argv, vor_server_options *opts, char *err, size_t errlen)
 {
-    int only_paths = 0, missing = 0;
-
     if (err && errlen)
         err[0] = '\0';
     if (!opts)
         return fail(err, errlen, "internal error: no options struct");
     memset(opts, 0, sizeof *opts);
 
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!arg)
-            break;
-        if (only_paths || arg[0] != '-' || !strcmp(arg, "-")) {
+    vor_arg_parser parser;
+    vor_arg_parser_init(&parser, argc, argv, 1, options, sizeof options / sizeof options[0]);
+    for (;;) {
+        const vor_arg_option *opt;
+        const char *v;
+        switch (vor_arg_next(&parser, &opt, &v)) {
+        case VOR_ARG_DONE:
+            return VOR_SERVER_ARGS_OK;
+        case VOR_ARG_POSITIONAL:
             if (opts->path_count >= VOR_SERVER_MAX_PATHS)
                 return fail(err, errlen, "too many FILES|DIRS (at most %d): pass their directory instead",
                             VOR_SERVER_MAX_PATHS);
-            if (!*arg)
-                return fail(err, errlen, "empty path argument");
-            opts->paths[opts->path_count++] = arg;
-            continue;
-        }
-        if (!strcmp(arg, "--")) {
-            only_paths = 1;
-        } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            return VOR_SERVER_ARGS_HELP;
-        } else if (!strcmp(arg, "--no-follow")) {
-            opts->no_follow = 1;
-        } else if (is_option(arg, "--port")) {
-            const char *v = option_value(argc, argv, &i, "--port", &missing);
-            if (missing)
-                return fail(err, errlen, "--port needs a value (a port number, 0-65535)");
-            if (parse_port(v, &opts->port))
-                return fail(err, errlen, "--port: '%s' is not a port number (0-65535)", v);
-        } else if (is_option(arg, "--host")) {
-            const char *v = option_value(argc, argv, &i, "--host", &missing);
-            if (missing)
-                return fail(err, errlen, "--host needs a value (an IP address such as 127.0.0.1)");
-            if (!valid_host(v))
-                return fail(err, errlen, "--host: '%s' is not an IP address (e.g. 127.0.0.1, ::1, 0.0.0.0)", v);
-            opts->host = v;
-        } else if (is_option(arg, "--site")) {
-            const char *v = option_value(argc, argv, &i, "--site", &missing);
-            if (missing)
-                return fail(err, errlen, "--site needs a value (the panel's directory)");
             if (!*v)
-                return fail(err, errlen, "--site: empty directory name");
-            opts->site_dir = v;
-        } else {
-            return fail(err, errlen, "unknown option '%s' (see vor serve --help)", arg);
+                return fail(err, errlen, "empty path argument");
+            opts->paths[opts->path_count++] = v;
+            break;
+        case VOR_ARG_ERROR:
+            if (parser.error_kind != VOR_ARG_MISSING_VALUE)
+                return fail(err, errlen, "unknown option '%s' (see vor serve --help)", parser.arg);
+            if (parser.option->id == OPT_PORT)
+                return fail(err, errlen, "--port needs a value (a port number, 0-65535)");
+            if (parser.option->id == OPT_HOST)
+                return fail(err, errlen, "--host needs a value (an IP address such as 127.0.0.1)");
+            return fail(err, errlen, "--site needs a value (the panel's directory)");
+        case VOR_ARG_OPTION:
+            switch (opt->id) {
+            case OPT_HELP:
+                return VOR_SERVER_ARGS_HELP;
+            case OPT_NO_FOLLOW:
+                opts->no_follow = 1;
+                break;
+            case OPT_PORT:
+                if (parse_port(v, &opts->port))
+                    return fail(err, errlen, "--port: '%s' is not a port number (0-65535)", v);
+                break;
+            case OPT_HOST:
+                if (!valid_host(v))
+                    return fail(err, errlen, "--host: '%s' is not an IP address (e.g. 127.0.0.1, ::1, 0.0.0.0)", v);
+                opts->host = v;
+                break;
+            case OPT_SITE:
+                if (!*v)
+                    return fail(err, errlen, "--site: empty directory name");
+                opts->site_dir = v;
+                break;
+            }
+            break;
         }
     }
-    return VOR_SERVER_ARGS_OK;
 }

@@ -150,8 +150,9 @@ static void declare(vor_wasm_decoder *d, const vor_reader_frame *f) {
     d->sites_sent = sites;
     if (!d->clock_sent) { /* the capture's clock (format 1.1 header; unknown in 1.0) */
         const vor_reader_info *info = vor_reader_get_info(r);
-        if (info) vor_declarations_clock(&d->declarations, info->clock_resolution_ns, info->clock_source,
-                                         info->cross_origin_isolated);
+        if (info)
+            vor_declarations_clock(&d->declarations, info->clock_resolution_ns, info->clock_source,
+                                   info->cross_origin_isolated);
         if (info) vor_declarations_costs(&d->declarations, info->scope_cost_ns, info->function_cost_ns);
         d->clock_sent = 1;
     }
@@ -200,8 +201,8 @@ EMSCRIPTEN_KEEPALIVE int vor_wasm_decoder_push(vor_wasm_decoder *d, uint32_t n) 
     d->json.size = 0;
     if (d->error[0]) return -1;
     if (n > DECODER_CHUNK_BYTES || !vor_reader_feed(d->reader, d->input, n)) {
-        snprintf(d->error, sizeof d->error, "%s", vor_reader_error(d->reader)[0] ? vor_reader_error(d->reader)
-                                                                                : "decoder input refused");
+        snprintf(d->error, sizeof d->error, "%s",
+                 vor_reader_error(d->reader)[0] ? vor_reader_error(d->reader) : "decoder input refused");
         return -1;
     }
     vor_reader_frame f;

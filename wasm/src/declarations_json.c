@@ -130,8 +130,8 @@ static void put_array(vor_out *text, const char *key, const vor_out *items, int 
 }
 
 const char *vor_declarations_end(vor_declarations_json *d) {
-    if (d->columns.size == 0 && d->sites.size == 0 && d->threads.size == 0 && d->clock.size == 0 &&
-        d->costs.size == 0) return NULL;
+    if (d->columns.size == 0 && d->sites.size == 0 && d->threads.size == 0 && d->clock.size == 0 && d->costs.size == 0)
+        return NULL;
     vor_out *t = &d->text;
     int first = 1;
     put_raw(t, "{");
@@ -149,7 +149,8 @@ const char *vor_declarations_end(vor_declarations_json *d) {
     }
     put_raw(t, "}");
     vor_out_u8(t, 0);
-    if (t->failed || d->columns.failed || d->sites.failed || d->threads.failed || d->clock.failed || d->costs.failed) return NULL;
+    if (t->failed || d->columns.failed || d->sites.failed || d->threads.failed || d->clock.failed || d->costs.failed)
+        return NULL;
     return (const char *)t->data;
 }
 

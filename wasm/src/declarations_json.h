@@ -7,9 +7,9 @@
  * (a function site, one with a module, carries "module":N; "costs" is the capture header's
  * calibrated cost of one scope and one function hook, which the panel's scope table
  * compensates for as the CLI does)
- * (any member may be absent; cross_origin_isolated is null where it does not apply). Used by the panel bridge (live names) and the capture
- * decoder (names read from a capture), so both hand the panel the same shape. Strings are
- * cut as a capture cuts them (at a UTF-8 character boundary, core/src/utf8.h). */
+ * (any member may be absent; cross_origin_isolated is null where it does not apply). Used by the panel bridge (live
+ * names) and the capture decoder (names read from a capture), so both hand the panel the same shape. Strings are cut as
+ * a capture cuts them (at a UTF-8 character boundary, core/src/utf8.h). */
 #ifndef VOR_DECLARATIONS_JSON_H
 #define VOR_DECLARATIONS_JSON_H
 
