@@ -265,6 +265,20 @@ static int reserve_layout(ss_layout *l, uint32_t n) {
     return 0;
 }
 
+/* Saturating arithmetic: crafted captures hold durations near 2^63, and the timeline keeps
+ * its order when sums clamp. */
+static int64_t sadd(int64_t a, int64_t b) {
+    int64_t r;
+    if (!__builtin_add_overflow(a, b, &r)) return r;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+static int64_t ssub(int64_t a, int64_t b) {
+    int64_t r;
+    if (!__builtin_sub_overflow(a, b, &r)) return r;
+    return b < 0 ? INT64_MAX : INT64_MIN;
+}
+
 static int64_t clipped_start(const vor_reader_scope *s, int64_t frame_start) {
     return s->start_ns > frame_start ? s->start_ns : frame_start;
 }
@@ -288,16 +302,17 @@ static void place(ss_export *ex, const stacks_scratch *k, const vor_reader_threa
     int64_t *gaps = parent == NONE ? root_gaps : &l->gaps[parent];
     int64_t *children = parent == NONE ? root_children : &l->children[parent];
     int64_t *cursor = parent == NONE ? root_cursor : &l->raw_cursor[parent];
-    int64_t gap = lo - *cursor;
-    if (gap > 0) *gaps += gap;
+    int64_t gap = ssub(lo, *cursor);
+    if (gap > 0) *gaps = sadd(*gaps, gap);
     if (parent == NONE) {
-        l->pos[c] = root_pos + *gaps + *children;
+        l->pos[c] = sadd(sadd(root_pos, *gaps), *children);
     } else {
-        int64_t raw_self = k->contrib[parent] - k->child_contrib[parent];
-        l->pos[c] = l->pos[parent] + scaled(*gaps, raw_self, k->self[parent]) + *children;
+        int64_t raw_self = ssub(k->contrib[parent], k->child_contrib[parent]);
+        l->pos[c] = sadd(sadd(l->pos[parent], scaled(*gaps, raw_self, k->self[parent])), *children);
     }
-    *children += k->total[c];
-    if (lo + k->contrib[c] > *cursor) *cursor = lo + k->contrib[c];
+    *children = sadd(*children, k->total[c]);
+    int64_t end = sadd(lo, k->contrib[c]);
+    if (end > *cursor) *cursor = end;
     l->gaps[c] = l->children[c] = 0;
     l->raw_cursor[c] = lo;
 }
@@ -312,8 +327,8 @@ static void on_thread(void *ctx, const vor_reader_frame *f, const vor_reader_thr
         return;
     }
     ss_layout *l = &ex->lay;
-    int64_t fs = f->start_ns, fe = f->start_ns + f->duration_ns;
-    int64_t fs_t = fs - p->removed; /* the frame's start on the thread's timeline */
+    int64_t fs = f->start_ns, fe = sadd(f->start_ns, f->duration_ns);
+    int64_t fs_t = ssub(fs, p->removed); /* the frame's start on the thread's timeline */
     if (p->events == 0 && p->n_open == 0) p->start_at = fs_t;
 
     /* Scopes this frame continues: the chain of scopes that began before it, matched
@@ -372,7 +387,7 @@ static void on_thread(void *ctx, const vor_reader_frame *f, const vor_reader_thr
                 continue;
             }
             for (;;) { /* leave node */
-                if (!l->keep[node]) close_scope(ex, p, l->pos[node] + k->total[node]);
+                if (!l->keep[node]) close_scope(ex, p, sadd(l->pos[node], k->total[node]));
                 if (node == r) break;
                 if (k->next_sibling[node] != NONE) {
                     uint32_t c = k->next_sibling[node];
@@ -385,11 +400,11 @@ static void on_thread(void *ctx, const vor_reader_frame *f, const vor_reader_thr
             }
             if (node == r) break;
         }
-        if (unknown) close_scope(ex, p, l->pos[r] + k->total[r]);
+        if (unknown) close_scope(ex, p, sadd(l->pos[r], k->total[r]));
     }
-    if (fe > root_cursor) root_gaps += fe - root_cursor;
-    int64_t end_t = fs_t + root_gaps + root_children;
-    p->removed += (fe - fs) - (end_t - fs_t);
+    if (fe > root_cursor) root_gaps = sadd(root_gaps, ssub(fe, root_cursor));
+    int64_t end_t = sadd(sadd(fs_t, root_gaps), root_children);
+    p->removed = sadd(p->removed, ssub(ssub(fe, fs), ssub(end_t, fs_t)));
     p->last_end = end_t;
     p->last_index = f->index;
 }
@@ -509,7 +524,7 @@ int export_speedscope(export_job *job) {
     vor_reader_frame f;
     while ((got = export_next_frame(job, job->capture, &f)) == 1) {
         /* The Chrome writer's runs: a frame without scopes, a skipped index or a gap ends one. */
-        int64_t start = f.start_ns, end = f.start_ns + f.duration_ns;
+        int64_t start = f.start_ns, end = sadd(f.start_ns, f.duration_ns);
         if (ex.in_run && (!f.has_flame || f.index != ex.last_index + 1 || start > ex.run_end)) ex.in_run = 0;
         if (f.has_flame) {
             if (!ex.in_run) ex.run_id++;

@@ -240,6 +240,29 @@ def test_chrome_names():
     equal(sorted(scope_names), sorted(want), "speedscope's names of the Chrome export's scopes")
 
 
+def test_huge_durations():
+    """Durations near 2^63 (written byte by byte, craft_capture.py) and children longer than
+    their parent: the timeline saturates instead of wrapping; the file stays ordered, nested
+    and within [startValue, endValue]."""
+    from craft_capture import CaptureWriter
+    g = 1 << 61
+    w = CaptureWriter()
+    sites = [(1, "top", "", "", 0), (2, "kid", "", "", 0), (3, "rec", "", "", 0)]
+    for k in range(3):
+        s0 = k * g
+        scopes = [(2, 1, s0, g - 10)] * 5 + [(1, 0, s0, g)] + [(3, 3, s0, g), (3, 2, s0, g), (3, 1, s0, g), (3, 0, s0, g)]
+        w.frame(duration=g, start=s0, sites=sites if k == 0 else (), threads=[(0, "main", 0)] if k == 0 else (),
+                flame={0: scopes})
+    w.end()
+    path = w.save(os.path.join(ARGS.tmp, "huge.vor"))
+    rc, out, err = vor("export", path, "--format", "speedscope")
+    equal((rc, err), (0, ""), "export of huge durations")
+    doc = json.loads(out)
+    read_events(doc)  # order, nesting, range
+    for prof in doc["profiles"]:
+        check(all(0 <= e["at"] <= (1 << 63) - 1 for e in prof["events"]), "times saturate, never wrap")
+
+
 def folded_self(text):
     out = collections.Counter()
     for line in text.splitlines():
@@ -309,6 +332,7 @@ def main():
         check(imported == 6, f"speedscope's importer read {imported} files")
         test_frames()
         test_chrome_names()
+        test_huge_durations()
     except Failure as e:
         print(f"FAIL: {e}")
         return 1
