@@ -289,6 +289,10 @@ def test_frames():
     idx = sorted({int(e["cat"].split(",")[1].removeprefix("index:")) for e in events
                   if e.get("ph") == "X" and e.get("cat", "").startswith("vor.frame,")})
     equal(idx, list(range(10, 20)), "chrome: frame events of frames 10..19")
+    run = [e for e in events if e.get("ph") == "X" and e.get("name") == "run"]
+    equal(len(run), 1, "chrome: run, open through the range, written once")
+    cats = run[0]["cat"].split(",")
+    check("clipped_start" in cats and "clipped_end" in cats, f"chrome: run cut at the range's ends: {run[0]['cat']}")
 
     rc, out, err = vor("export", path, "--format", "csv", "--frames", "..4")
     equal((rc, err), (0, ""), "csv --frames")
