@@ -18,6 +18,7 @@
 
 import { feedDecoder } from './sources/decoder.js';
 import { HttpError } from './sources/remote.js';
+import { plural } from './text.js';
 
 /** @typedef {import('./sources/remote.js').CaptureAccess} CaptureAccess */
 /** @typedef {import('./sources/decoder.js').CaptureDecoder} CaptureDecoder */
@@ -48,7 +49,6 @@ export const INDEX_POLL_EVERY = 4; // index refreshes once in this many polls wh
 export const RETRY_MS = [500, 1000, 2000, 4000, 5000];
 
 const count = (/** @type {number} */ n) => n.toLocaleString('en-US');
-const plural = (/** @type {number} */ n, /** @type {string} */ word) => `${count(n)} ${word}${n === 1 ? '' : 's'}`;
 
 /** The frame index of a frame view (offset 16, f64). @param {Uint8Array} v */
 export function viewFrameIndex(v) {

@@ -9,6 +9,8 @@ import { SCOPES_PRESENT, SCOPES_EVICTED } from './store.js';
 import { buildFlameModel } from './flame_model.js';
 import { flameLanes } from './layout.js';
 import { formatMs } from './axis.js';
+import { plural } from './text.js';
+import { untrackedTime } from './untracked.js';
 
 /** @typedef {import('./store.js').FrameStore} FrameStore */
 /** @typedef {import('./view_model.js').ViewState} ViewState */
@@ -74,7 +76,7 @@ export function flameSelection(state, store, a, b) {
     sel.kind = 'range'; sel.a = a; sel.b = b;
     sel.key = `r:${a}:${b}:${present}`;
     sel.home = [store.frameStart(a), store.frameStart(b - 1) + store.frameDuration(b - 1)];
-    sel.subtitle = `frames ${frameDesc(a)}–${frameDesc(b - 1)} (${b - a} frames, ${present} with scopes, ${count(scopes)} scopes)`;
+    sel.subtitle = `frames ${frameDesc(a)}–${frameDesc(b - 1)} (${plural(b - a, 'frame')}, ${present.toLocaleString('en-US')} with scopes, ${plural(scopes, 'scope')})`;
     if (state.pinned >= 0) {
       sel.pinnedSpan = [store.frameStart(state.pinned), store.frameStart(state.pinned) + store.frameDuration(state.pinned)];
       sel.subtitle += ` · pinned ${frameDesc(state.pinned)} ${formatMs(store.frameMs(state.pinned))}`;
@@ -93,7 +95,7 @@ export function flameSelection(state, store, a, b) {
     sel.home = [store.frameStart(q), store.frameStart(q) + store.frameDuration(q)];
     const dropped = store.droppedScopes[q % store.capacity];
     sel.subtitle = `${pinnedView ? 'pinned' : state.paused ? 'paused at' : 'latest'} frame ${frameDesc(q)} · ${formatMs(store.frameMs(q))} · ` +
-      `${count(store.scopeCount[q % store.capacity])} scopes` + (dropped ? ` · ${dropped} dropped by the recorder` : '');
+      plural(store.scopeCount[q % store.capacity], 'scope') + (dropped ? ` · ${count(dropped)} dropped by the recorder` : '');
     if (st === SCOPES_EVICTED) {
       sel.message = `The scopes of frame ${frameDesc(q)} were released to keep memory bounded (scope budget ${count(store.scopeBudget)})`;
     } else if (st !== SCOPES_PRESENT) {
@@ -127,6 +129,8 @@ export class FlameModelCache {
     this.model = null;
     /** @type {FlameLanes | null} */
     this.lanes = null;
+    /** @type {Map<number, import('./untracked.js').UntrackedLane> | null} */
+    this.untracked = null;
   }
 
   /**
@@ -139,6 +143,7 @@ export class FlameModelCache {
       const frames = selectionFrames(sel, store);
       this.model = frames.length ? buildFlameModel(frames, threadOrder) : null;
       this.lanes = flameLanes(this.model);
+      this.untracked = frames.length ? untrackedTime(frames) : null;
       this.key = sel.key;
     }
     return this;
@@ -148,5 +153,5 @@ export class FlameModelCache {
   invalidate() { this.key = ''; }
 
   /** Forgets the model (the store was cleared). */
-  clear() { this.key = ''; this.model = null; this.lanes = null; }
+  clear() { this.key = ''; this.model = null; this.lanes = null; this.untracked = null; }
 }

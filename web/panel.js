@@ -38,8 +38,10 @@ import { parseFrameView } from './frame_view.js';
 import { Overview } from './overview.js';
 import { stripColumns, drawOverviewStrip, frameAtStripX, STRIP_HEIGHT } from './render/overview_strip.js';
 import { computeLayout } from './layout.js';
+import { nextBarsScale, BARS_SCALE_MODES } from './bars_axis.js';
+import { rulerTicks } from './axis.js';
 import { createBins } from './binning.js';
-import { createTextMeasurer, canvasRawMeasure } from './text.js';
+import { createTextMeasurer, canvasRawMeasure, plural } from './text.js';
 import { THEME, createSiteColors } from './colors.js';
 import { RectBatches } from './render/batch.js';
 import { createLinePoints } from './render/plots.js';
@@ -181,6 +183,7 @@ export function mountPanel(element, options = {}) {
     scene = computeScene({
       state: model.state, frames: model.viewRange(), store, width: cssW, height: cssH, layout, columns,
       viewport: [top, top + (scroll.clientHeight || cssH)], flameCache, threadOrder, searchCache,
+      timeOriginNs: overview.count ? overview.startOf(0) : store.originNs,
     });
     model.clampScroll(scene.flame.maxScroll);
     drawn = drawPanel(ctx, scene, res);
@@ -200,6 +203,7 @@ export function mountPanel(element, options = {}) {
     dom.searchCount.dataset.none = String(!!r && r.count === 0);
     if (dom.searchInput.value !== s.search && doc.activeElement !== dom.searchInput) dom.searchInput.value = s.search;
     dom.tableBtn.setAttribute('aria-pressed', String(s.tableOpen));
+    if (dom.scaleBtn.textContent !== `y: ${s.barsScale}`) dom.scaleBtn.textContent = `y: ${s.barsScale}`;
     if (dom.analysis.hidden === s.tableOpen) { dom.analysis.hidden = !s.tableOpen; requestDraw(); } // the canvas resizes
     if (!s.tableOpen) { analysisKey = ''; return; }
     const t = tableCache.get(store, sc.selection, s.compensate);
@@ -255,7 +259,7 @@ export function mountPanel(element, options = {}) {
     const total = overview.totalFrames();
     drawOverviewStrip(stripCtx, stripCache.cols, {
       width: w, budgetNs: model.state.budgetMs * 1e6, window: heldWindow(), progress: indexProgress,
-      label: `${total.toLocaleString('en-US')} frame${total === 1 ? '' : 's'} in the capture`,
+      label: `${plural(total, 'frame')} in the capture`,
       theme: { bg: THEME.region, text: THEME.text, muted: THEME.textMuted, accent: THEME.barOk, warn: THEME.barOver, bad: THEME.barBad },
     });
   }
@@ -317,6 +321,7 @@ export function mountPanel(element, options = {}) {
   const detachInput = attachInput(canvas, options.keyboardTarget ?? root, ctl, root);
   dom.pauseBtn.addEventListener('click', () => model.togglePause());
   dom.chip.addEventListener('click', () => model.toggleOverhead());
+  dom.scaleBtn.addEventListener('click', () => model.setBarsScale(nextBarsScale(model.state.barsScale)));
   dom.budgetInput.addEventListener('change', () => {
     const v = Number(dom.budgetInput.value);
     if (v > 0 && Number.isFinite(v)) model.setBudget(v); else dom.budgetInput.value = String(model.state.budgetMs);
@@ -500,6 +505,8 @@ export function mountPanel(element, options = {}) {
     isPaused: () => model.state.paused,
     /** @param {number} ms */
     setBudget(ms) { if (ms > 0) { model.setBudget(ms); dom.budgetInput.value = String(ms); } },
+    /** The bars' y axis: 'fit' (default), 'budget' or 'log'. @param {import('./bars_axis.js').BarsScaleMode} mode */
+    setBarsScale(mode) { if (BARS_SCALE_MODES.includes(mode)) model.setBarsScale(mode); },
     /** Pins a frame by its frame_index (as the C side numbered it); returns false if not held. */
     pinFrameIndex: (/** @type {number} */ index) => model.pinFrameIndex(index),
     /** Zooms every graph to frames whose frame_index is in [i0, i1]. */
@@ -533,6 +540,10 @@ export function mountPanel(element, options = {}) {
         flameScopes: fe && fe.model ? fe.model.nScopes : 0,
         search: s.search,
         tableOpen: s.tableOpen,
+        barsScale: scene ? { mode: scene.view.scale.mode, lo: scene.view.scale.lo, hi: scene.view.scale.hi, ticks: scene.view.scale.ticks.map((t) => t.label) } : null,
+        xTicks: scene ? scene.view.xTicks.map((t) => `${t.frame} ${t.time}`) : [],
+        rulerLabels: scene && fe && fe.model ? rulerTicks(fe.t0, fe.t1, fe.origin, scene.layout.flame.chart.w).map((t) => t.label) : [],
+        untracked: fe && fe.untracked ? [...fe.untracked.values()].map((u) => ({ threadId: u.threadId, ns: u.totalNs, frameNs: u.frameNs, gaps: u.gaps.length / 2 })) : [],
         flameStats: drawn ? drawn.flameStats : null,
         frames: store.size,
         captureFrames: overview.totalFrames(),

@@ -11,6 +11,7 @@
  * @property {HTMLDivElement} root
  * @property {HTMLButtonElement} pauseBtn
  * @property {HTMLInputElement} budgetInput
+ * @property {HTMLButtonElement} scaleBtn    the bars' y-axis mode ("y: fit")
  * @property {HTMLButtonElement} chip        the overhead chip
  * @property {HTMLSpanElement} clockChip
  * @property {HTMLSpanElement} stats
@@ -58,6 +59,7 @@ export function buildPanelDom(element, { title = 'vor', budgetMs }) {
   const budgetInput = el(doc, 'input', '', { type: 'number', min: '0.1', step: '0.1' });
   budgetLabel.append('budget', budgetInput, 'ms');
   budgetInput.value = String(budgetMs);
+  const scaleBtn = el(doc, 'button', 'vor-yscale', { type: 'button', title: 'The frame bars\' y axis: fit to the frame times in view, from zero with the budget, or log. Click for the next.' });
   const chip = el(doc, 'button', 'vor-chip vor-overhead', { type: 'button', 'aria-pressed': 'false' });
   const clockChip = el(doc, 'span', 'vor-clock', { hidden: '' });
   const stats = el(doc, 'span', 'vor-stats');
@@ -74,7 +76,7 @@ export function buildPanelDom(element, { title = 'vor', budgetMs }) {
   const spacer = el(doc, 'span', 'vor-spacer');
   const sourceSlot = el(doc, 'span', 'vor-source');
   const status = el(doc, 'span', 'vor-status', { role: 'status' });
-  toolbar.append(brand, pauseBtn, budgetLabel, chip, clockChip, search, tableBtn, stats, spacer, sourceSlot, status);
+  toolbar.append(brand, pauseBtn, budgetLabel, scaleBtn, chip, clockChip, search, tableBtn, stats, spacer, sourceSlot, status);
   const strip = el(doc, 'canvas', 'vor-strip', { hidden: '', title: 'Every frame of the capture (min, mean and max frame time per column; ticks: frames with scopes). Click: show the frames there; drag: zoom to them.' });
   const scroll = el(doc, 'div', 'vor-scroll');
   const canvas = el(doc, 'canvas', 'vor-canvas');
@@ -85,7 +87,7 @@ export function buildPanelDom(element, { title = 'vor', budgetMs }) {
   root.append(toolbar, strip, scroll, analysis, tooltip, notice);
   element.append(root);
   return {
-    root, pauseBtn, budgetInput, chip, clockChip, stats, sourceSlot, status, strip, scroll, canvas, tooltip, notice,
+    root, pauseBtn, budgetInput, scaleBtn, chip, clockChip, stats, sourceSlot, status, strip, scroll, canvas, tooltip, notice,
     searchInput, searchCount, searchPrev, searchNext, tableBtn, analysis,
   };
 }

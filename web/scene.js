@@ -8,6 +8,7 @@
 // through the last one.
 
 import { frameAxis } from './axis.js';
+import { barsScale, frameTicks } from './bars_axis.js';
 import { flameSelection } from './flame_selection.js';
 import { computeHover } from './hover.js';
 import { siteMatcher, framesWithMatches, flameMatches } from './search.js';
@@ -32,6 +33,8 @@ import { siteMatcher, framesWithMatches, flameMatches } from './search.js';
  * @property {Span | null} dragSel         the drag selection as frames (seq), or null
  * @property {string} emptyMessage         shown on the bars when no frame is in view
  * @property {Uint8Array | null} searchFrames  per frame in view (seq - axis.first): 1 holds a search match
+ * @property {import('./bars_axis.js').BarsScale} scale   the bars' y axis (bars_axis.js)
+ * @property {{seq: number, frame: string, time: string}[]} xTicks   the frame axis's ticks and labels
  */
 /**
  * @typedef {object} Scene
@@ -104,9 +107,10 @@ export function flameWindow(sel, cache, state, chartHeight) {
  * @param {FlameModelCache} args.flameCache
  * @param {(threadId: number) => number} args.threadOrder
  * @param {SearchCache} [args.searchCache]
+ * @param {number} [args.timeOriginNs]   zero of the time axis (the capture's first frame); NaN: the first frame in view
  * @returns {Scene}
  */
-export function computeScene({ state, frames: [a, b], store, width, height, layout, columns, viewport, flameCache, threadOrder, searchCache = new SearchCache() }) {
+export function computeScene({ state, frames: [a, b], store, width, height, layout, columns, viewport, flameCache, threadOrder, searchCache = new SearchCache(), timeOriginNs = NaN }) {
   const axis = frameAxis({
     first: a, end: b, left: layout.chartX, width: layout.chartW,
     maxSlotPx: state.range ? Infinity : MAX_SLOT_PX, alignRight: !state.range,
@@ -120,10 +124,19 @@ export function computeScene({ state, frames: [a, b], store, width, height, layo
   const match = sc.matcher.match;
   const fkey = `${a}:${b}:${store.first}:${store.totalScopes}`;
   if (sc.frames.key !== fkey || sc.frames.match !== match) sc.frames = { key: fkey, match, frames: match ? framesWithMatches(store, a, b, match) : null };
+  const ms = store.frameMsSeries(a, b);
+  let minMs = Infinity, maxMs = -Infinity;
+  for (let i = 0; i < b - a; i++) { const v = ms[i]; if (v < minMs) minMs = v; if (v > maxMs) maxMs = v; }
+  const origin = Number.isFinite(timeOriginNs) ? timeOriginNs : b > a ? store.frameStart(a) : 0;
   /** @type {FramesView} */
   const view = {
     axis, budgetMs: state.budgetMs, pinned: state.pinned, range: state.range, showOverhead: state.showOverhead, dragSel, emptyMessage,
     searchFrames: sc.frames.frames,
+    scale: barsScale(state.barsScale, minMs, maxMs, state.budgetMs),
+    xTicks: frameTicks({
+      first: a, end: b, count: Math.max(2, Math.floor(axis.used / 150)),
+      indexOf: (q) => store.frameIndexOf(q), startOf: (q) => store.frameStart(q), originNs: origin,
+    }),
   };
   // plots outside the scrolled viewport are not drawn: scrolling them in redraws
   const plotVisible = columns.map((_, i) => {
@@ -137,7 +150,7 @@ export function computeScene({ state, frames: [a, b], store, width, height, layo
   const flame = {
     model: sel.message ? null : flameCache.model, lanes: flameCache.lanes, t0: w.t0, t1: w.t1,
     origin: sel.origin, scrollY: w.scrollY, pinnedSpan: sel.pinnedSpan, subtitle: sel.subtitle, message: sel.message,
-    home: w.home, maxScroll: w.maxScroll, match,
+    home: w.home, maxScroll: w.maxScroll, match, untracked: sel.message ? null : flameCache.untracked,
   };
   if (sc.flame.model !== flame.model || sc.flame.match !== match) sc.flame = { model: flame.model, match, r: flameMatches(flame.model, match) };
   const search = match ? { query: state.search, count: sc.flame.r.count, list: sc.flame.r.list, index: Math.min(state.searchIndex, sc.flame.r.count - 1) } : null;

@@ -199,6 +199,8 @@ export class FrameStore {
     this.columnData = new Map(); // column id -> its values and which are present
     /** @type {Record<string, RingArray>} */
     this.scratch = { values: new Float64Array(0), present: new Uint8Array(0) };
+    /** Earliest frame start seen since the last clear() (ns): the time axis's zero when no overview gives the capture's. */
+    this.originNs = NaN;
     this.reset();
   }
 
@@ -220,6 +222,7 @@ export class FrameStore {
     this.decls.clear();
     this.columnData.clear();
     this.plottedVersion = -1;
+    this.originNs = NaN;
     this.reset();
     this.scopeVersion++;
   }
@@ -249,6 +252,7 @@ export class FrameStore {
     }
     this.frameIndex[s] = view.frameIndex;
     this.startNs[s] = view.startNs;
+    if (!(this.originNs <= view.startNs)) this.originNs = view.startNs;
     this.durationNs[s] = view.durationNs;
     this.overheadNs[s] = view.overheadNs;
     this.scopeCount[s] = view.nScopes;

@@ -7,6 +7,7 @@
 
 import { formatNs } from './axis.js';
 import { MAX_PLOT_COLUMNS } from './store.js';
+import { plural } from './text.js';
 
 /** @typedef {import('./store.js').FrameStore} FrameStore */
 /** @typedef {import('./store.js').Clock} Clock */
@@ -61,7 +62,7 @@ export function overheadChipContent(store, a, b, showOverhead) {
   }
   return {
     text: `vor ${formatNs(sumOh / nOh)}/frame · ${sumDur > 0 ? ((100 * sumOh) / sumDur).toFixed(2) : '0'}%`,
-    title: `The profiler's own cost per frame: mean over the ${nOh} frames in view that report it, ` +
+    title: `The profiler's own cost per frame: mean over the ${plural(nOh, 'frame')} in view that report it, ` +
       `and its share of their frame time. Click to ${showOverhead ? 'hide' : 'show'} it on the bars.`,
   };
 }
@@ -84,8 +85,7 @@ export function toolbarText({ store, a, b, paused, showOverhead, rejected, lastR
   const chip = overheadChipContent(store, a, b, showOverhead);
   const rej = rejected ? ` · ${rejected} rejected` : '';
   const hidden = store.hiddenColumns();
-  const hiddenText = hidden ? ` · ${count(hidden)} more metrics not plotted` : '';
-  const plural = (/** @type {number} */ n, /** @type {string} */ w) => `${count(n)} ${w}${n === 1 ? '' : 's'}`;
+  const hiddenText = hidden ? ` · ${plural(hidden, 'more metric')} not plotted` : '';
   const whole = captureFrames > store.size;
   const first = store.size ? store.frameIndexOf(store.first) : 0, last = store.size ? store.frameIndexOf(store.end - 1) : 0;
   const framesText = whole ? `frames #${count(first)}–#${count(last)} of ${count(captureFrames)}` : plural(store.size, 'frame');

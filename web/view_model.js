@@ -27,6 +27,7 @@ import { panWindow, zoomWindow } from './axis.js';
  * @property {number} scrollY          flame lanes' vertical scroll (CSS px)
  * @property {number} budgetMs         frame budget
  * @property {boolean} showOverhead    draw the profiler's cost on the bars
+ * @property {import('./bars_axis.js').BarsScaleMode} barsScale  the bars' y axis: fit to the data, from zero with the budget, or log
  * @property {Span | null} dragSel     shift-drag on the bars in progress (canvas x of its two ends)
  * @property {Pointer | null} pointer  where the pointer hovers (null: not over the canvas)
  * @property {string} search           scope name search ('' none): counted, highlighted (search.js)
@@ -66,7 +67,7 @@ export class ViewModel {
     /** @type {ViewState} */
     this.state = {
       paused: false, held: false, frozenEnd: 0, range: null, pinned: -1, flameRel: null, scrollY: 0,
-      budgetMs, showOverhead: false, dragSel: null, pointer: null,
+      budgetMs, showOverhead: false, barsScale: 'fit', dragSel: null, pointer: null,
       search: '', searchIndex: -1, tableOpen: false, sortKey: 'total', sortDesc: true, selectedName: null,
       compensate: true, baseline: null,
     };
@@ -257,6 +258,13 @@ export class ViewModel {
   /** @param {number} ms  a positive budget (the caller validates) */
   setBudget(ms) {
     this.state.budgetMs = ms;
+    this.onChange();
+  }
+
+  /** @param {import('./bars_axis.js').BarsScaleMode} mode */
+  setBarsScale(mode) {
+    if (mode === this.state.barsScale) return;
+    this.state.barsScale = mode;
     this.onChange();
   }
 

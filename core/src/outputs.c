@@ -5,6 +5,7 @@
  *   VOR_RECORD_FLAME=1        also flame frames (0 or unset: metrics only)
  *   VOR_RECORD_EVERY=N        a flame frame on 1 frame in N (N >= 1)
  *   VOR_RECORD_MAX_FRAMES=N   stop flame frames after N of them (N >= 1); metrics go on
+ *   VOR_RECORD_THREAD=1       compress and write records on a writer thread (capture_writer.c)
  *   VOR_TRACE=path            write a Chrome Trace Event JSON file (chrome_trace.c)
  * and the platform's own outputs (vor_platform_outputs_open, platform.h: in a browser the
  * DevTools sink, which the wasm flavour's layer of the library supplies; none natively).
@@ -63,6 +64,7 @@ int vor_outputs_open_from_environment(void) {
         uint64_t every = positive_env("VOR_RECORD_EVERY");
         options.every = every == 0 ? 1 : (every > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)every);
         options.max_flame_frames = positive_env("VOR_RECORD_MAX_FRAMES");
+        options.thread = flag_env("VOR_RECORD_THREAD");
         files += vor_capture_open(record, &options);
     }
 

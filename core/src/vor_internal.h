@@ -84,7 +84,7 @@ typedef struct vor_event {
     uint64_t start; /* ticks */
     uint64_t end;   /* ticks */
     uint32_t depth; /* 0 = outermost */
-    uint32_t reserved;
+    uint32_t flags; /* VOR_SCOPE_UNWOUND: vor closed it (a longjmp skipped its end) */
 } vor_event;
 
 /* An open scope on its thread's stack. The owner writes `start` then `site` (release
@@ -122,6 +122,16 @@ typedef struct vor_thread {
     uint64_t unbalanced;     /* atomic, single writer: end with nothing open */
     uint64_t exit_tick;      /* when the thread exited (valid once `exited` is seen) */
     vor_open_scope open[VOR_MAX_DEPTH];
+    /* Owner only: open_at[d + 1] says where the scope at depth d began: the stack position
+     * (scope_hot.h: larger is deeper, 0 unknown) and, for an entry hook's, the function
+     * (NULL for the macros'); open_at[0] stays {0, NULL}. */
+    struct {
+        uintptr_t pos;
+        const void *fn;
+    } open_at[VOR_MAX_DEPTH + 1];
+    /* Owner only: open_call_site[d + 1] is the call site an entry hook gave for the scope at
+     * depth d (scopes of the macros leave it stale: only function sites read it). */
+    const void *open_call_site[VOR_MAX_DEPTH + 1];
 
     /* Written by the frame thread only (the consumer), on its own cache line. */
     _Alignas(64) uint64_t tail; /* events consumed; atomic */
@@ -209,8 +219,10 @@ typedef struct vor_producer_state {
 VOR_HIDDEN void vor_producer_save(const vor_thread *t, vor_producer_state *out);
 VOR_HIDDEN void vor_producer_restore(vor_thread *t, const vor_producer_state *in);
 
-/* vor_scope_begin without its checks (collecting, NULL): calibration times the path. */
+/* vor_scope_begin without its checks (collecting, NULL). */
 VOR_HIDDEN int vor_scope_begin_unchecked(vor_site *site);
+/* __cyg_profile_func_enter without its collecting test: calibration times the hooks. */
+VOR_HIDDEN VOR_NO_INSTRUMENT void vor_function_enter_unchecked(void *fn, void *call_site);
 
 /* Scopes refused because their thread could not get a buffer (atomic). */
 extern VOR_HIDDEN uint64_t vor_refused_scopes;

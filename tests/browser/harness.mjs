@@ -265,3 +265,30 @@ export async function waitForPage(page, predicate, what, timeoutMs = 30000, arg 
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * Exits the test process with a failure naming `testName` when Chromium or playwright-core is
+ * missing: a browser test that cannot run fails, saying why, rather than passing unrun.
+ * @param {string} testName
+ */
+export async function failWithoutBrowser(testName) {
+  const why = await browserUnavailableReason();
+  if (!why) return;
+  console.error(`# FAIL ${testName}: ${why} (run scripts/setup.sh)`);
+  process.exit(1);
+}
+
+/**
+ * The panel fixture page (tests/browser/fixtures/panel_test.html: web/ served at /, tests/ at
+ * /__tests__/, `window.vorTest` ready) in a fresh browser. Close with `fixture.close()`.
+ * @param {{viewport?: {width: number, height: number}, query?: string}} [options]
+ */
+export async function openPanelFixture({ viewport = { width: 1280, height: 800 }, query = '' } = {}) {
+  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+  const server = await serveDirectory(path.join(root, 'web'), { mounts: { '/__tests__/': path.join(root, 'tests') } });
+  const browser = await launchBrowser({ viewport });
+  const errors = collectPageErrors(browser.page);
+  await browser.page.goto(`${server.url}__tests__/browser/fixtures/panel_test.html${query}`);
+  await browser.page.waitForFunction(() => window.vorTestReady === true);
+  return { server, browser, page: browser.page, errors, close: async () => { await browser.close(); await server.close(); } };
+}

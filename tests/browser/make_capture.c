@@ -180,7 +180,7 @@ int main(int argc, char **argv) {
     uint32_t n_system = 0;
     vor_system_columns(&n_system);
 
-    vor_capture_options options = {1, (uint32_t)every, 0};
+    vor_capture_options options = {1, (uint32_t)every, 0, 0};
     vor_capture_writer *w = vor_capture_writer_create(out, &options);
     if (!w) return 1;
     static scope_list main_scopes, worker_scopes;

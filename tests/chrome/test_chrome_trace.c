@@ -944,7 +944,7 @@ static void export_takes_any_thread_id_and_any_drop_count(void **state) {
     static vor_site extreme = VOR_SITE_INIT("extreme");
     uint32_t site = vor_site_register(&extreme);
     assert_true(site > 0);
-    vor_capture_options options = {1, 1, 0};
+    vor_capture_options options = {1, 1, 0, 0};
     vor_capture_writer *w = vor_capture_writer_create(capture, &options);
     assert_non_null(w);
     vor_scope_record scopes[1] = {{site, 0, 10, 20, VOR_PARENT_NONE, 0}};

@@ -8,6 +8,7 @@
 
 import { el } from '../panel_dom.js';
 import { formatNs } from '../axis.js';
+import { plural } from '../text.js';
 import { sortScopeRows, sandwich, diffScopeTables, diffColor } from '../scope_table.js';
 
 /** @typedef {import('../scope_table.js').ScopeTable} ScopeTable */
@@ -30,7 +31,7 @@ export function writeScopeTable(pane, { table, label }, state) {
   pane.replaceChildren();
   const head = el(doc, 'div', 'vor-an-head');
   const title = el(doc, 'span', 'vor-an-title');
-  const frames = `${count(table.frames)} flame frame${table.frames === 1 ? '' : 's'}`;
+  const frames = plural(table.frames, 'flame frame');
   title.textContent = table.frames ? `Scopes of ${label} (${frames}, ${ms(table.timeNs)})` : `No scopes in ${label || 'view'}: pin a frame with scopes or zoom to a range`;
   const comp = el(doc, 'button', 'vor-an-comp', { type: 'button', 'data-action': 'compensate', 'aria-pressed': String(table.compensated) });
   comp.textContent = table.compensated ? 'compensated' : 'raw times';
@@ -112,7 +113,7 @@ function sandwichPane(doc, table, name) {
   };
   section(`Callers of ${name} (its time under each)`, s.callers, 'none');
   const mid = el(doc, 'div', 'vor-an-focus');
-  mid.textContent = s.row ? `${name} · total ${ms(s.row.total)} · self ${ms(s.row.self)} · ${count(s.row.calls)} calls` : `${name}: not in these frames`;
+  mid.textContent = s.row ? `${name} · total ${ms(s.row.total)} · self ${ms(s.row.self)} · ${plural(s.row.calls, 'call')}` : `${name}: not in these frames`;
   box.append(mid);
   section(`Callees of ${name} (their time under it)`, s.callees, 'none (leaf)');
   return box;
