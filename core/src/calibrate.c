@@ -29,8 +29,8 @@
  * past a chunk. (Fresh, evicted slots instead of rewound ones: no difference, measured.)
  * The rewind is safe because it holds the frame lock: the only other reader of the buffer,
  * the frame assembly, is locked out, and only this thread writes it. A figure is the median
- * of several batches, which keeps one preempted batch from skewing it, and the best of a
- * few rounds (vor_calibrate), which keeps a loaded machine from skewing all of it.
+ * of several batches, which keeps one preempted batch from skewing it, and of a few rounds
+ * (vor_calibrate), which keeps a loaded stretch of the machine from skewing all of it.
  */
 #include <sched.h>
 #include <stdlib.h>
@@ -40,11 +40,11 @@
 
 VOR_API void __cyg_profile_func_exit(void *fn, void *call_site); /* instrument_functions.c */
 
-/* Per kind and round, 11 batches of 500 scopes (touched, then timed) and 500 plain rounds,
- * each after ~25 ns of work: about 4 ms natively for everything, more in a browser (each
+/* Per kind and round, 7 batches of 500 scopes (touched, then timed) and 500 plain rounds,
+ * each after ~25 ns of work: about 5 ms natively for everything, more in a browser (each
  * clock read is a JS call there), paid once per process at the first vor_enable(). */
 #define BATCH_SCOPES 500
-#define BATCHES 11
+#define BATCHES 7
 
 static vor_site calibration_site = {"vor calibration", "vor_calibrate", __FILE__, __LINE__, 0};
 static vor_site calibration_parent_site = {"vor calibration parent", "vor_calibrate", __FILE__, __LINE__, 0};
@@ -93,15 +93,15 @@ __attribute__((noinline)) static void empty_plain(void) {
  * registers around it in some callers). */
 #define KEEP(x) __asm__ volatile("" : "+r"(x))
 
-/* BATCH_SCOPES rounds of work and one call of `child`, in a parent function of its own as
- * a program's caller is (a noinline function per child, so each calls it directly);
- * returns ns per round. The eight sums stay live across each call, as a caller's loop
- * keeps its state in registers around the scopes it calls. */
+/* `n` rounds of work and one call of `child` each, in a parent function of its own as a
+ * program's caller is (a noinline function per child, so each calls it directly); returns
+ * the ns they took. The eight sums stay live across each call, as a caller's loop keeps
+ * its state in registers around the scopes it calls. */
 #define TIMED_ROUNDS(name, child)                                                                   \
-    __attribute__((noinline)) static double name(void) {                                            \
+    __attribute__((noinline)) static double name(int n) {                                           \
         uint64_t a0 = 0, a1 = 1, a2 = 2, a3 = 3, a4 = 4, a5 = 5, a6 = 6, a7 = 7;                       \
         uint64_t t0 = vor_clock_ns();                                                                \
-        for (int i = 0; i < BATCH_SCOPES; i++) {                                                     \
+        for (int i = 0; i < n; i++) {                                                                \
             for (int k = 0; k < FILLER_ROUNDS; k++) {                                                \
                 a0 += 1, a1 += 3, a2 += 5, a3 += 7, a4 += 9, a5 += 11, a6 += 13, a7 += 15;           \
                 KEEP(a0);                                                                            \
@@ -117,7 +117,7 @@ __attribute__((noinline)) static void empty_plain(void) {
         }                                                                                            \
         uint64_t t1 = vor_clock_ns();                                                                \
         __asm__ volatile("" : : "r"(a0 ^ a1 ^ a2 ^ a3 ^ a4 ^ a5 ^ a6 ^ a7));                         \
-        return (double)(t1 - t0) / BATCH_SCOPES;                                                     \
+        return (double)(t1 - t0);                                                                    \
     }
 TIMED_ROUNDS(timed_scopes, empty_scope)
 TIMED_ROUNDS(timed_functions, empty_function)
@@ -130,10 +130,8 @@ static int compare_double(const void *a, const void *b) {
 
 /* What one call of `child` (an empty scope or an empty hooked function) costs: *span its
  * parent's duration, *self its parent's self time. The frame lock is held by the caller. */
-static void measure_locked(void (*child)(void), double (*timed_rounds)(void), double *empty_span, double *self_cost,
-                           double *plain) {
+static void measure_locked(void (*child)(void), double (*timed_rounds)(int), double *empty_span, double *self_cost) {
     *empty_span = *self_cost = 0;
-    *plain = 1e300;
     vor_thread *t = vor_tls_thread;
     if (t == NULL) t = vor_thread_attach();
     if (t == NULL) return;
@@ -151,7 +149,7 @@ static void measure_locked(void (*child)(void), double (*timed_rounds)(void), do
         /* Inside a parent scope, as every child that compensation is about (one level
          * deeper costs a little more: 0.4 ns, measured); its event is the batch's last. */
         vor_site *parent = vor_scope_enter(&calibration_parent_site);
-        per_batch[b] = timed_rounds();
+        per_batch[b] = timed_rounds(BATCH_SCOPES) / BATCH_SCOPES;
         if (parent) {
             vor_scope_leave(parent);
             VOR_NOT_A_TAIL_CALL_();
@@ -168,28 +166,26 @@ static void measure_locked(void (*child)(void), double (*timed_rounds)(void), do
         vor_producer_restore(t, &before); /* the next batch writes the same slots */
         /* The same rounds calling a plain empty function: the program without vor. */
         vor_atomic_store_relaxed(&calibration_collecting, 0);
-        loop[b] = timed_plain();
+        loop[b] = timed_plain(BATCH_SCOPES) / BATCH_SCOPES;
     }
     vor_producer_restore(t, &saved); /* forget the batches */
-    double self[BATCHES], plain_rounds[BATCHES];
+    double self[BATCHES];
     for (int b = 0; b < BATCHES; b++) {
-        plain_rounds[b] = loop[b];
         per_batch[b] = per_batch[b] > loop[b] ? per_batch[b] - loop[b] : 0;
         self[b] = per_batch[b] > inside[b] ? per_batch[b] - inside[b] : 0;
     }
     qsort(per_batch, BATCHES, sizeof per_batch[0], compare_double);
     qsort(self, BATCHES, sizeof self[0], compare_double);
-    qsort(plain_rounds, BATCHES, sizeof plain_rounds[0], compare_double);
     *empty_span = per_batch[BATCHES / 2];
     *self_cost = self[BATCHES / 2];
-    *plain = plain_rounds[BATCHES / 2];
 }
 
-/* Each figure is measured ROUNDS times, the kinds taking turns and the thread yielding
- * between turns, and the round whose work ran fastest (the plain rounds: no vor in them)
- * is kept: on a loaded machine (another process on the same core) a whole round can run
- * slow, and load only ever slows the work down. */
-#define ROUNDS 3
+/* Each figure is measured in ROUNDS rounds, the kinds taking turns and the thread yielding
+ * between turns, and the round with the median span is kept: another process loading the
+ * same core can slow a whole round (a batch median does not see it), and the program
+ * measured later runs under the machine's usual load, which the median round stands for.
+ * (Keeping the least loaded round instead under-compensated a program that ran loaded.) */
+#define ROUNDS 5
 
 static void yield_between_rounds(void) {
 #if !defined(VOR_PLATFORM_WASM)
@@ -197,24 +193,31 @@ static void yield_between_rounds(void) {
 #endif
 }
 
+typedef struct round_result {
+    double span, self;
+} round_result;
+
+static int compare_span(const void *a, const void *b) {
+    return compare_double(&((const round_result *)a)->span, &((const round_result *)b)->span);
+}
+
 double vor_calibrate(void) {
     vor_clock_init();
     if (!vor_frame_lock_acquire()) return empty_span_ns_measured > 0 ? empty_span_ns_measured : 0;
-    double span = 0, self = 0, best = 0, function_self = 0, function_best = 0;
+    round_result scopes[ROUNDS], functions[ROUNDS];
     for (int r = 0; r < ROUNDS; r++) {
-        double s, c, plain;
-        measure_locked(empty_scope, timed_scopes, &s, &c, &plain);
-        if (r == 0 || plain < best) span = s, self = c, best = plain;
+        measure_locked(empty_scope, timed_scopes, &scopes[r].span, &scopes[r].self);
         yield_between_rounds();
-        measure_locked(empty_function, timed_functions, &s, &c, &plain);
-        if (r == 0 || plain < function_best) function_self = c, function_best = plain;
+        measure_locked(empty_function, timed_functions, &functions[r].span, &functions[r].self);
         yield_between_rounds();
     }
-    empty_span_ns_measured = span;
-    self_cost_ns_measured = self;
-    function_cost_ns_measured = function_self;
+    qsort(scopes, ROUNDS, sizeof scopes[0], compare_span);
+    qsort(functions, ROUNDS, sizeof functions[0], compare_span);
+    empty_span_ns_measured = scopes[ROUNDS / 2].span;
+    self_cost_ns_measured = scopes[ROUNDS / 2].self;
+    function_cost_ns_measured = functions[ROUNDS / 2].self;
     vor_frame_lock_release();
-    return span;
+    return empty_span_ns_measured;
 }
 
 double vor_function_span_ns_locked(void) {

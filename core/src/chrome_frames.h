@@ -6,25 +6,29 @@
  * live, the site table and thread registry; from a capture, the reader's declarations.
  *
  * What a frame becomes:
- *   - one "X" event named "frame" (cat "vor.frame") on the "frames" row (tid
- *     VOR_CHROME_FRAMES_TID, sorted first); args: index, scopes, dropped, overhead_ns and,
- *     for each cause with a count, dropped_<cause> (dropped_thread_buffer_full,
+ *   - one "X" event named "frame" on the "frames" row (tid VOR_CHROME_FRAMES_TID, sorted
+ *     first), without args (see scopes below): its figures are categories after
+ *     "vor.frame", as "key:number": index, scopes, dropped, overhead_ns and, for each
+ *     cause with a count, dropped_<cause> (dropped_thread_buffer_full,
  *     dropped_too_deep, dropped_frame_full, dropped_thread_refused,
  *     dropped_site_table_full, dropped_other_cause) and filtered_min_duration;
  *   - "M" thread_name (+ thread_sort_index the first time) for each thread met for the first
  *     time or renamed;
- *   - one "X" event per scope (cat "vor", args file and line) when the frame's scopes are
- *     recorded (VOR_CHROME_FRAME_SCOPES), parents before children;
+ *   - one "X" event per scope when the frame's scopes are recorded
+ *     (VOR_CHROME_FRAME_SCOPES), parents before children, without args: speedscope names an
+ *     event by its name plus its args, so args would rename the scope there. What vor adds
+ *     is in its categories, which Perfetto and chrome://tracing show with the event: "vor,src:FILE:LINE"
+ *     (just "vor" for a site without a file), then the flags below;
  *   - one "C" event per metric value, at the frame's start.
  *
  * Runs and clipping (the rule every trace consumer follows): a run is a sequence of
  * consecutive recorded frames (each frame's index follows the previous one and it starts
  * where the previous one ended; an unrecorded frame, a pause or a gap ends the run). In a
  * run each scope is written once, in the frame it ends, as [max(start, run start), end];
- * "clipped_start": true marks a scope that began before the run. Scopes still open at the
- * end of a run (or at the end of the trace: `main` at vor_shutdown) are written clipped to
- * the run's end with "clipped_end": true. A scope closed by vor rather than by the program
- * (VOR_SCOPE_UNWOUND) carries "unwound": true.
+ * the category "clipped_start" marks a scope that began before the run. Scopes still open
+ * at the end of a run (or at the end of the trace: `main` at vor_shutdown) are written
+ * clipped to the run's end with the category "clipped_end". A scope closed by vor rather
+ * than by the program (VOR_SCOPE_UNWOUND) has the category "unwound".
  *
  * Exact nesting by construction: per thread, no two X events partially overlap, across
  * frames and runs too, whatever the input. Each scope is placed, in end order, against

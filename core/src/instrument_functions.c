@@ -90,7 +90,7 @@ VOR_HOT_ENTRY void __cyg_profile_func_exit(void *fn, void *call_site) {
     uint64_t end = vor_clock_read_inline();
     uint32_t d = t->depth - 1;
     uint64_t head = t->head;
-    if (VOR_UNLIKELY(d >= VOR_MAX_DEPTH || head >= t->fast_limit || t->open_at[d + 1].fn != fn ||
+    if (VOR_UNLIKELY(d >= VOR_MAX_DEPTH || head >= t->fast_limit || t->open_at[d + 1].fn != fn || VOR_NVTX_ON() ||
                      (tail ? t->open_at[d + 1].pos <= pos : t->open_at[d + 1].pos != pos) ||
                      end - t->open[d].start < vor_atomic_load_relaxed(&vor_min_duration_ticks))) {
         exit_slow(t, fn, pos, tail);

@@ -37,6 +37,7 @@ int vor_scope_begin_unchecked(vor_site *site) {
 /* Closes the innermost open scope (there is one) at `end` with `flags`: recorded, or
  * counted as too deep, too short or without room. */
 static void close_top(vor_thread *t, uint64_t end, uint32_t flags) {
+    if (VOR_NVTX_ON()) vor_nvtx_pop(); /* after the clock read */
     uint32_t d = t->depth - 1;
     if (d >= VOR_MAX_DEPTH) {
         vor_atomic_store_relaxed(&t->dropped_deep, t->dropped_deep + 1);
@@ -77,9 +78,7 @@ static int is_skipped(const vor_thread *t, uint32_t d, uintptr_t pos, const void
 static void close_skipped(vor_thread *t, uintptr_t pos, const void *call_site, const void *fn, uint64_t now) {
     uint32_t d = t->depth;
     if (d > VOR_MAX_DEPTH && t->open_at[VOR_MAX_DEPTH].pos > pos) {
-        vor_atomic_store_relaxed(&t->dropped_deep, t->dropped_deep + (d - VOR_MAX_DEPTH));
-        vor_atomic_store_release(&t->depth, VOR_MAX_DEPTH);
-        d = VOR_MAX_DEPTH;
+        while (d > VOR_MAX_DEPTH) close_top(t, now, VOR_SCOPE_UNWOUND), d--; /* counted too deep */
     }
     while (d > 0 && d <= VOR_MAX_DEPTH && is_skipped(t, d - 1, pos, call_site, fn)) {
         close_top(t, now, VOR_SCOPE_UNWOUND);
@@ -118,9 +117,7 @@ void vor_scope_pop_at_slow(vor_thread *t, uint64_t end, uintptr_t pos, const vor
             return;
         }
         /* The deepest stored entry is skipped: so are the ones deeper still. */
-        vor_atomic_store_relaxed(&t->dropped_deep, t->dropped_deep + (d - VOR_MAX_DEPTH));
-        vor_atomic_store_release(&t->depth, VOR_MAX_DEPTH);
-        d = VOR_MAX_DEPTH;
+        while (d > VOR_MAX_DEPTH) close_top(t, end, VOR_SCOPE_UNWOUND), d--; /* counted too deep */
     }
     /* Its entry: the topmost of its site at its function's position (deeper ones are
      * skipped recursions). Below an entry of a shallower function it cannot be. */
@@ -157,7 +154,8 @@ VOR_HOT_ENTRY vor_site *vor_scope_enter(vor_site *site) {
     uintptr_t pos = VOR_STACK_POSITION();
     vor_thread *t = vor_tls_thread;
     uint32_t d;
-    if (VOR_UNLIKELY(t == NULL || !vor_scope_push_at_plain(t, pos, &d) || !vor_clock_source_is_inline()))
+    if (VOR_UNLIKELY(t == NULL || !vor_scope_push_at_plain(t, pos, &d) || !vor_clock_source_is_inline() ||
+                     VOR_NVTX_ON()))
         return enter_slow(site, pos);
     vor_scope_open_entry(t, d, site, pos, NULL, vor_clock_read_inline());
     return site;

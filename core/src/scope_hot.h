@@ -117,6 +117,7 @@ static inline void vor_scope_open_entry(vor_thread *t, uint32_t d, vor_site *sit
  * stack frame shares its caller's position, so there too the limit is `pos`. */
 static inline void vor_scope_push_at(vor_thread *t, vor_site *site, uintptr_t pos, uintptr_t limit,
                                      const void *call_site, const void *fn) {
+    if (VOR_NVTX_ON()) vor_nvtx_push(site); /* VOR_NVTX=1: before the clock read */
     uint32_t d;
     if (VOR_UNLIKELY(!vor_scope_push_at_plain(t, limit, &d))) {
         vor_scope_push_at_slow(t, site, pos, limit, call_site, fn);
@@ -138,8 +139,9 @@ static inline void vor_scope_append(vor_thread *t, uint64_t head, uint32_t d, ui
 }
 
 /* Everything but the common case of vor_scope_pop (scope.c): nothing open, too deep,
- * too short, or the ring at its fast limit. Out of line and called last, so the common
- * case needs no saved registers. */
+ * too short, the ring at its fast limit, or VOR_NVTX=1 (every scope that closes, in the
+ * slow paths only, pops its NVTX range). Out of line and called last, so the common case
+ * needs no saved registers. */
 VOR_HIDDEN void vor_scope_pop_slow(vor_thread *t, uint64_t end);
 
 /* The end of a scope begun with vor_scope_push_at when the top entry is not plainly its
@@ -157,7 +159,7 @@ static inline void vor_scope_pop_at(vor_thread *t, uint64_t end, uintptr_t pos, 
     uint32_t d = t->depth - 1; /* wraps when nothing is open */
     uint64_t head = t->head;
     if (VOR_UNLIKELY(d >= VOR_MAX_DEPTH || head >= t->fast_limit || t->open_at[d + 1].pos != pos ||
-                     t->open[d].site != site ||
+                     t->open[d].site != site || VOR_NVTX_ON() ||
                      end - t->open[d].start < vor_atomic_load_relaxed(&vor_min_duration_ticks))) {
         vor_scope_pop_at_slow(t, end, pos, site, NULL, 0);
         return;
@@ -167,10 +169,9 @@ static inline void vor_scope_pop_at(vor_thread *t, uint64_t end, uintptr_t pos, 
 }
 
 static inline void vor_scope_pop(vor_thread *t, uint64_t end) {
-    if (VOR_NVTX_ON() && t->depth != 0) vor_nvtx_pop(); /* after the clock read */
     uint32_t d = t->depth - 1; /* wraps when nothing is open */
     uint64_t head = t->head;
-    if (VOR_UNLIKELY(d >= VOR_MAX_DEPTH || head >= t->fast_limit ||
+    if (VOR_UNLIKELY(d >= VOR_MAX_DEPTH || head >= t->fast_limit || VOR_NVTX_ON() ||
                      end - t->open[d].start < vor_atomic_load_relaxed(&vor_min_duration_ticks))) {
         vor_scope_pop_slow(t, end);
         return;

@@ -423,6 +423,7 @@ typedef struct stacks_stats {
     uint64_t out_of_memory;
 } stacks_stats;
 
+struct stacks_scratch;
 typedef struct stacks_options {
     flamegraph_tree *tree;     /* NULL: per-name figures only; else scopes go in (not reversed) */
     int thread_roots;          /* a frame per thread at the bottom of the tree's stacks */
@@ -430,6 +431,13 @@ typedef struct stacks_options {
     uint64_t max_frame_scopes; /* 0 = STACKS_DEFAULT_MAX_FRAME_SCOPES */
     double weight;             /* tree values multiplied by it; 0 = 1 */
     int per_frame;             /* keep each name's per-frame distributions */
+    /* Called for each thread of each flame frame once its scopes' figures are known, with
+     * the engine's scratch for that thread (indices as in ts->scopes: contrib, self, total,
+     * parent, child lists): exports that lay scopes out in time (speedscope) read them
+     * there rather than computing the reading rules a second time. NULL: not called. */
+    void (*on_thread)(void *ctx, const vor_reader_frame *f, const vor_reader_thread_scopes *ts,
+                      const struct stacks_scratch *k);
+    void *on_thread_ctx;
 } stacks_options;
 
 typedef struct stacks_scratch {
@@ -525,12 +533,29 @@ typedef struct export_job {
     uint32_t max_stacks;       /* folded: distinct stacks kept (0 = default) */
     int raw;                   /* folded: no overhead compensation (--raw) */
     uint64_t max_frame_scopes; /* scopes one frame may hold (--max-frame-scopes) */
+    /* --frames A..B (export_frames.c): only frames with index in [frames_first,
+     * frames_last] are exported; what the reading met, for the message when none was. */
+    int has_frames;
+    uint64_t frames_first, frames_last;
+    uint64_t frames_selected, frames_met, met_first, met_last;
+    int range_passed; /* a frame beyond frames_last was met: reading stopped there */
 } export_job;
+
+/* The next frame the export wants from `c` (the job's capture, or csv's second reader):
+ * frames before --frames' first are skipped (with progress), and reading stops at the
+ * first frame beyond its last. 1 with *f, 0 at the end, -1 after a reader error printed. */
+int export_next_frame(export_job *job, cli_capture *c, vor_reader_frame *f);
+/* After the frames were read: CLI_EXIT_USAGE with a message when --frames selected none
+ * ("--frames 900..950 selects no frame: the capture's frames are 0 to 199"), else 0. */
+int export_check_selection(export_job *job);
+/* Clears what export_next_frame counted (csv reads the capture twice). */
+void export_restart_selection(export_job *job);
 
 /* Each returns an exit status, having printed any message. Input errors: CLI_EXIT_USAGE. */
 int export_csv(export_job *job);
 int export_folded(export_job *job);
 int export_chrome(export_job *job);
+int export_speedscope(export_job *job);
 
 /* ---- Text formats (csv.c, json_writer.c, numfmt.c) --------------------------------------------- */
 

@@ -94,7 +94,8 @@ int export_csv(export_job *job) {
     vor_reader_frame f;
     int got = 0;
     char a[NUMFMT_BYTES], b[NUMFMT_BYTES];
-    while (second.frames < frames && (got = cli_capture_next(&second, &f)) == 1) {
+    export_restart_selection(job); /* pass 1 read every frame; --frames picks the rows */
+    while (second.frames < frames && (got = export_next_frame(job, &second, &f)) == 1) {
         uint64_t mark = second.frames; /* >= 1, distinct per frame */
         for (uint32_t i = 0; i < f.n_values; i++) {
             uint32_t id = f.values[i].column_id;
@@ -117,7 +118,9 @@ int export_csv(export_job *job) {
         status = CLI_EXIT_USAGE;
     else if (cli_output_failed(job->out))
         status = 0;
-    else if (second.frames < frames)
+    else if ((status = export_check_selection(job)) != 0)
+        ;
+    else if (second.frames < frames && !job->range_passed)
         status =
             cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path,
                      "the capture changed while it was exported (%llu frames on the first pass, %llu on the second)",

@@ -391,6 +391,7 @@ static void add_thread(stacks *s, const vor_reader *r, const vor_reader_frame *f
     for (uint32_t i = 0; i < n; i++)
         if (k->parent[i] == VOR_PARENT_NONE) walk(s, ts, i, base);
     if (s->opt.tree) flamegraph_tree_end_scopes(s->opt.tree);
+    if (s->opt.on_thread) s->opt.on_thread(s->opt.on_thread_ctx, f, ts, k);
 }
 
 /* The per-frame distributions of name `name`, made on first use. */

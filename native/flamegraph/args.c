@@ -202,7 +202,7 @@ static int parse_min_width(const char *value, flamegraph_svg_options *svg, flame
     return FLAMEGRAPH_ARGS_OK;
 }
 
-static int parse_frames(const char *value, flamegraph_options *out, flamegraph_error *err)
+bool flamegraph_parse_frame_range(const char *value, uint64_t *first_out, uint64_t *last_out)
 {
     const char *dots = strstr(value, "..");
     uint64_t first = 0, last = UINT64_MAX;
@@ -217,8 +217,17 @@ static int parse_frames(const char *value, flamegraph_options *out, flamegraph_e
              (first_length == 0 || parse_u64(value, first_length, &first)) &&
              (*rest == '\0' || parse_u64(rest, strlen(rest), &last));
     }
-    if (!ok || first > last)
-        return usage_error(err, "%s: '%s' is not a frame range (A..B, A.., ..B or A, with A <= B)",
+    if (!ok || first > last) return false;
+    *first_out = first;
+    *last_out = last;
+    return true;
+}
+
+static int parse_frames(const char *value, flamegraph_options *out, flamegraph_error *err)
+{
+    uint64_t first, last;
+    if (!flamegraph_parse_frame_range(value, &first, &last))
+        return usage_error(err, "%s: '%s' is not a frame range (" FLAMEGRAPH_FRAME_RANGE_FORMS ")",
                            "--frames", value);
     out->has_frames = true;
     out->frames_first = first;

@@ -377,8 +377,10 @@ class Chrome(Group):
         equal(rc, 0, f"export chrome ({err!r})")
         events = load_trace(exported)
         names = {e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
-        frames = [e for e in events if e["ph"] == "X" and e.get("cat") == "vor.frame"]
-        xs = [e for e in events if e["ph"] == "X" and e.get("cat") == "vor"]
+        # vor's additions are categories, not args (speedscope would fold args into names):
+        # "vor.frame,index:N,..." for frames, "vor,src:FILE:LINE" for scopes.
+        frames = [e for e in events if e["ph"] == "X" and e.get("cat", "").split(",")[0] == "vor.frame"]
+        xs = [e for e in events if e["ph"] == "X" and e.get("cat", "").split(",")[0] == "vor"]
         return locals()
 
     def test_array_of_one_process_and_its_threads(self):
@@ -391,11 +393,16 @@ class Chrome(Group):
     def test_one_frame_event_per_frame(self):
         cap, frames = self.cap, self.frames
         equal(len(frames), FRAMES, "one frame event per frame")
-        equal([e["args"]["index"] for e in frames], [f["index"] for f in cap.frames], "frame indices")
+        check(all("args" not in e for e in frames), "frame events without args (their figures are categories)")
+        equal([int(e["cat"].split(",")[1].removeprefix("index:")) for e in frames], [f["index"] for f in cap.frames],
+              "frame indices")
 
     def test_one_event_per_scope_and_value(self):
         cap, events, xs = self.cap, self.events, self.xs
         equal(len(xs), sum(1 for _ in cap.scopes()), "one X event per scope")
+        check(all("args" not in e for e in xs), "scope events without args")
+        check(all(",src:" in e["cat"] and e["cat"].split(":")[-1].split(",")[0].isdigit() for e in xs),
+              "each scope's source in its categories")
         counters = [e for e in events if e["ph"] == "C"]
         equal(len(counters), sum(1 for f in cap.frames for v in f["values"].values() if math.isfinite(v)),
               "one counter per finite value")
@@ -680,10 +687,10 @@ class Errors(Group):
         rc, out, err = vor("summary", path, "--bogus")
         equal((rc, err), (2, "vor summary: unknown option '--bogus'; see 'vor summary --help'\n"), "unknown option")
         rc, out, err = vor("export", path)
-        equal((rc, err), (2, "vor export: missing --format (chrome, folded or csv); see 'vor export --help'\n"),
+        equal((rc, err), (2, "vor export: missing --format (chrome, folded, csv or speedscope); see 'vor export --help'\n"),
               "missing --format")
         rc, out, err = vor("export", path, "--format", "xml")
-        equal((rc, err), (2, "vor export: unknown format 'xml' (chrome, folded or csv); see 'vor export --help'\n"),
+        equal((rc, err), (2, "vor export: unknown format 'xml' (chrome, folded, csv or speedscope); see 'vor export --help'\n"),
               "unknown format")
         rc, out, err = vor("export", "--format", "csv")
         equal((rc, err), (2, "vor export: no capture file given; see 'vor export --help'\n"), "no file")

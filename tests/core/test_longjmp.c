@@ -176,6 +176,41 @@ static void repeated_longjmp_never_drops(void **state) {
     assert_int_equal(vor_tls_thread->depth, 0);
 }
 
+/* A jump from deeper than VOR_MAX_DEPTH: the scopes too deep to be stored go with the
+ * deepest stored one (counted too deep, as they always are), the stored ones close unwound,
+ * and the depth comes back to where the jump landed. */
+static jmp_buf deep_jump;
+__attribute__((noinline)) static void recurse_deep(int level) {
+    VOR_FUNCTION();
+    if (level < 0) return;
+    if (level == VOR_MAX_DEPTH + 40) longjmp(deep_jump, 1);
+    recurse_deep(level + 1);
+}
+
+__attribute__((noinline)) static void catch_deep(void) {
+    VOR_SCOPE("catcher");
+    if (setjmp(deep_jump) == 0) recurse_deep(0);
+    after_the_jump();
+}
+
+static void longjmp_from_beyond_the_depth_limit_comes_back(void **state) {
+    (void)state;
+    start_session(1000);
+    catch_deep();
+    assert_int_equal(vor_tls_thread->depth, 0);
+    vor_frame_mark();
+
+    const recorded_frame *f = &rec.frames[0];
+    assert_int_equal(f->kept_open, 0);
+    /* catcher, after, and the VOR_MAX_DEPTH - 1 stored levels below the catcher. */
+    assert_int_equal(f->n_scopes, VOR_MAX_DEPTH + 1);
+    assert_int_equal(f->dropped, 42); /* levels 255 .. 296, too deep to be stored */
+    const recorded_scope *after = find_scope(f, "after", 0), *catcher = find_scope(f, "catcher", 0);
+    assert_int_equal(after->flags, 0);
+    assert_ptr_equal(parent_of(f, after), catcher);
+    assert_true(find_scope(f, "recurse_deep", 0)->flags & VOR_SCOPE_UNWOUND);
+}
+
 /* -finstrument-functions (instrumented_longjmp.c): the same jump over hooked functions. */
 int instrumented_jump_over(int depth);
 int instrumented_catcher(int depth);
@@ -302,6 +337,7 @@ int main(void) {
         cmocka_unit_test_teardown(scope_of_the_setjmp_function_is_closed_by_its_outer_scope, teardown),
         cmocka_unit_test_teardown(longjmp_inside_a_recursion_keeps_the_levels_below, teardown),
         cmocka_unit_test_teardown(repeated_longjmp_never_drops, teardown),
+        cmocka_unit_test_teardown(longjmp_from_beyond_the_depth_limit_comes_back, teardown),
         cmocka_unit_test_teardown(longjmp_over_instrumented_functions_closes_them_unwound, teardown),
         cmocka_unit_test_teardown(longjmp_over_void_instrumented_functions_closes_them_unwound, teardown),
         cmocka_unit_test_teardown(inlined_functions_are_not_taken_for_skipped_ones, teardown),
