@@ -251,6 +251,12 @@ int instrumented_void_catcher(int depth);
 
 static void longjmp_over_void_instrumented_functions_closes_them_unwound(void **state) {
     (void)state;
+#if !defined(__OPTIMIZE__)
+    /* Unoptimised, no compiler makes the exit hook a tail call (what this test is about), and
+     * clang -O0 gives the leaf a larger frame than the thrower: the README's sibling limit,
+     * under which the leaves show inside the skipped thrower until the catcher ends. */
+    skip();
+#endif
     start_session(200);
     for (int i = 0; i < 20; i++) assert_int_equal(instrumented_void_catcher(2), 2);
     vor_frame_mark();

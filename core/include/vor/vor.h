@@ -268,7 +268,18 @@ VOR_API void vor_scope_leave(vor_site *site);
 /* Internal: the flag the macros test inline. Use vor_is_enabled() instead. */
 VOR_API extern int vor_internal_collecting;
 
-static inline int vor_internal_is_collecting(void) {
+/* The macros' helpers are inlined into the function that holds the scope, at every -O
+ * level: vor_scope_enter and vor_scope_leave then both run from that function's frame,
+ * which is what vor compares to find the scopes a longjmp skipped (an -O0 build that kept
+ * the helpers as functions of their own would call the two from frames of different
+ * sizes). Never instrumented themselves. */
+#if defined(__GNUC__) || defined(__clang__)
+#define VOR_MACRO_HELPER_ static inline __attribute__((always_inline, no_instrument_function))
+#else
+#define VOR_MACRO_HELPER_ static inline
+#endif
+
+VOR_MACRO_HELPER_ int vor_internal_is_collecting(void) {
 #if defined(__GNUC__) || defined(__clang__)
     return __atomic_load_n(&vor_internal_collecting, __ATOMIC_RELAXED);
 #else
@@ -277,12 +288,12 @@ static inline int vor_internal_is_collecting(void) {
 }
 
 /* Opens a scope only when collecting: the one branch the disabled path costs. */
-static inline int vor_scope_begin_if_enabled(vor_site *site) {
+VOR_MACRO_HELPER_ int vor_scope_begin_if_enabled(vor_site *site) {
     return vor_internal_is_collecting() ? vor_scope_begin(site) : 0;
 }
 
 /* The macros' begin: the one branch the disabled path costs. */
-static inline vor_site *vor_scope_enter_if_enabled(vor_site *site) {
+VOR_MACRO_HELPER_ vor_site *vor_scope_enter_if_enabled(vor_site *site) {
     return vor_internal_is_collecting() ? vor_scope_enter(site) : (vor_site *)0;
 }
 
@@ -314,11 +325,17 @@ static inline vor_site *vor_scope_enter_if_enabled(vor_site *site) {
 #define VOR_FUNCTION() ((void)0)
 #elif defined(__cplusplus)
 } /* extern "C" */
-/* C++: a guard object ends the scope in its destructor. */
+/* C++: a guard object ends the scope in its destructor (inlined into the function that
+ * holds the scope, as the C helpers are). */
+#if defined(__GNUC__) || defined(__clang__)
+#define VOR_GUARD_INLINE_ __attribute__((always_inline, no_instrument_function))
+#else
+#define VOR_GUARD_INLINE_
+#endif
 struct vor_scope_guard {
     vor_site *entered;
-    explicit vor_scope_guard(vor_site *site) : entered(vor_scope_enter_if_enabled(site)) {}
-    ~vor_scope_guard() {
+    VOR_GUARD_INLINE_ explicit vor_scope_guard(vor_site *site) : entered(vor_scope_enter_if_enabled(site)) {}
+    VOR_GUARD_INLINE_ ~vor_scope_guard() {
         if (entered) {
             vor_scope_leave(entered);
             VOR_NOT_A_TAIL_CALL_();
@@ -335,7 +352,7 @@ struct vor_scope_guard {
 extern "C" {
 #elif defined(__GNUC__) || defined(__clang__)
 /* C: the cleanup attribute ends the scope at block exit (return, break, goto included). */
-static inline void vor_scope_cleanup(vor_site **entered) {
+VOR_MACRO_HELPER_ void vor_scope_cleanup(vor_site **entered) {
     if (*entered) {
         vor_scope_leave(*entered);
         VOR_NOT_A_TAIL_CALL_();
