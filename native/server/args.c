@@ -18,6 +18,8 @@
 
 static const char usage_text[] =
     "usage: vor serve [FILES|DIRS] [--port N] [--host H] [--site DIR] [--no-follow]\n"
+    "                 [--store DIR [--token-file F] [--token-reads] [--max-capture-bytes N]\n"
+    "                  [--max-store-bytes N] [--upload-origin O]...]\n"
     "  Serves the web panel and streams .vor captures to it over websockets.\n"
     "  FILES|DIRS   captures to offer; a directory offers every *.vor directly inside it,\n"
     "               rescanned on each listing\n"
@@ -26,6 +28,15 @@ static const char usage_text[] =
     "               profiled program, so the server stays on this machine unless asked)\n"
     "  --site DIR   static panel directory (default: the panel that comes with vor)\n"
     "  --no-follow  send captures as they are now, without following their growth\n"
+    "  --store DIR  keep captures uploaded with `vor upload`, VOR_UPLOAD or a page's\n"
+    "               Module.vorUpload in DIR, indexed (SQLite) and searchable\n"
+    "  --token-file F        tokens (one per line) that uploads and deletes need; required\n"
+    "               with --store when --host is not a loopback address\n"
+    "  --token-reads         the API and capture streams need a token too\n"
+    "  --max-capture-bytes N largest capture stored (default 4G; K, M, G, T suffixes)\n"
+    "  --max-store-bytes N   the store's size; the oldest captures are deleted to stay within\n"
+    "               it (default 64G)\n"
+    "  --upload-origin O     pages of origin O (https://host[:port]) may upload (repeatable)\n"
     "  -h, --help   show this help\n"
     "  Requests from other origins and with foreign Host headers are refused (cross-site\n"
     "  pages, DNS rebinding).\n";
@@ -41,6 +52,50 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
         va_end(ap);
     }
     return VOR_SERVER_ARGS_ERROR;
+}
+
+/* A size: digits, then an optional K, M, G or T (powers of 1024; "B", "iB" accepted). */
+static int parse_size(const char *s, unsigned long long *out)
+{
+    unsigned long long v = 0;
+    const char *p = s;
+    if (!*p)
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v > (~0ull - 9) / 10)
+            return -1;
+        v = v * 10 + (unsigned long long)(*p - '0');
+    }
+    if (p == s)
+        return -1;
+    int shift = 0;
+    switch (*p) {
+    case 'k': case 'K': shift = 10; p++; break;
+    case 'm': case 'M': shift = 20; p++; break;
+    case 'g': case 'G': shift = 30; p++; break;
+    case 't': case 'T': shift = 40; p++; break;
+    default: break;
+    }
+    if (shift && *p == 'i')
+        p++;
+    if (*p == 'B' || *p == 'b')
+        p++;
+    if (*p || v == 0 || (shift && v > (~0ull >> shift)))
+        return -1;
+    *out = v << shift;
+    return 0;
+}
+
+/* An origin as browsers send it: http(s)://host[:port], nothing after. */
+static int valid_origin(const char *o)
+{
+    const char *rest = !strncmp(o, "https://", 8) ? o + 8 : !strncmp(o, "http://", 7) ? o + 7 : NULL;
+    if (!rest || !*rest || strlen(o) > 255)
+        return 0;
+    for (; *rest; rest++)
+        if (*rest == '/' || *rest == '?' || *rest == '#' || *rest <= ' ' || *rest > '~')
+            return 0;
+    return 1;
 }
 
 /* Decimal 0..65535, nothing else (no sign, no spaces, no trailing text). */
@@ -134,6 +189,40 @@ int vor_server_parse_args(int argc, char **argv, vor_server_options *opts, char 
             if (!valid_host(v))
                 return fail(err, errlen, "--host: '%s' is not an IP address (e.g. 127.0.0.1, ::1, 0.0.0.0)", v);
             opts->host = v;
+        } else if (!strcmp(arg, "--token-reads")) {
+            opts->token_reads = 1;
+        } else if (is_option(arg, "--store") || is_option(arg, "--token-file")) {
+            int store = is_option(arg, "--store");
+            const char *name = store ? "--store" : "--token-file";
+            const char *v = option_value(argc, argv, &i, name, &missing);
+            if (missing || !*v)
+                return fail(err, errlen, "%s needs a value (%s)", name, store ? "the store's directory" : "a file of tokens");
+            if (store)
+                opts->store_dir = v;
+            else
+                opts->token_file = v;
+        } else if (is_option(arg, "--max-capture-bytes") || is_option(arg, "--max-store-bytes")) {
+            int cap = is_option(arg, "--max-capture-bytes");
+            const char *name = cap ? "--max-capture-bytes" : "--max-store-bytes";
+            const char *v = option_value(argc, argv, &i, name, &missing);
+            unsigned long long size = 0;
+            if (missing)
+                return fail(err, errlen, "%s needs a value (a size such as 500M or 2G)", name);
+            if (parse_size(v, &size))
+                return fail(err, errlen, "%s: '%s' is not a size (digits, then K, M, G or T)", name, v);
+            if (cap)
+                opts->max_capture_bytes = size;
+            else
+                opts->max_store_bytes = size;
+        } else if (is_option(arg, "--upload-origin")) {
+            const char *v = option_value(argc, argv, &i, "--upload-origin", &missing);
+            if (missing)
+                return fail(err, errlen, "--upload-origin needs a value (e.g. https://app.example.com)");
+            if (!valid_origin(v))
+                return fail(err, errlen, "--upload-origin: '%s' is not an origin (http(s)://host[:port])", v);
+            if (opts->upload_origin_count >= VOR_SERVER_MAX_UPLOAD_ORIGINS)
+                return fail(err, errlen, "too many --upload-origin (at most %d)", VOR_SERVER_MAX_UPLOAD_ORIGINS);
+            opts->upload_origins[opts->upload_origin_count++] = v;
         } else if (is_option(arg, "--site")) {
             const char *v = option_value(argc, argv, &i, "--site", &missing);
             if (missing)

@@ -137,8 +137,14 @@ const char *server_refusal(struct lws *wsi, server *srv, bool upgrade)
         return refusal_host_too_long;
     if (!access_host_allowed(&srv->access, h))
         return refusal_host;
-    if (upgrade && !access_origin_allowed(&srv->access, o, h))
+    if (upgrade && !access_origin_allowed(&srv->access, o, h)) {
+        /* Pages of the origins given with --upload-origin may upload (not read). */
+        char uri[SERVER_URI_MAX_BYTES];
+        if (server_upload_origin_allowed(srv, o) && lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) > 0 &&
+            ws_upload_requested(uri))
+            return NULL;
         return refusal_origin;
+    }
     return NULL;
 }
 
@@ -252,6 +258,12 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
     }
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return -1; /* a websocket asking for subprotocol "http": not a protocol we speak */
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED: { /* the store's indexer has results (ws_upload_wake) */
+        server *srv = server_from_wsi(wsi);
+        if (srv && srv->store && !srv->destroying)
+            store_service(srv->store);
+        return 0;
+    }
     case LWS_CALLBACK_CLOSED_HTTP:
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
         if (s)
@@ -440,7 +452,7 @@ static void set_token_limits(struct lws_token_limits *t)
         WSI_TOKEN_HTTP_URI_ARGS};
     static const enum lws_token_indexes unused_tokens[] = {
         WSI_TOKEN_HTTP_COOKIE, WSI_TOKEN_HTTP_USER_AGENT, WSI_TOKEN_HTTP_REFERER,
-        WSI_TOKEN_HTTP_ACCEPT_LANGUAGE, WSI_TOKEN_HTTP_AUTHORIZATION, WSI_TOKEN_HTTP_IF_NONE_MATCH,
+        WSI_TOKEN_HTTP_ACCEPT_LANGUAGE, WSI_TOKEN_HTTP_IF_NONE_MATCH,
         WSI_TOKEN_HTTP_ACCEPT};
     for (int i = 0; i < WSI_TOKEN_COUNT; i++)
         t->token_limit[i] = SERVER_OTHER_HEADER_BYTES;
@@ -508,6 +520,9 @@ int vor_server_run(const vor_server_options *in)
         {"http", http_callback, sizeof(http_session), 0, 0, NULL, 0},
         {"vor-capture", ws_stream_callback, ws_stream_session_size(), SERVER_CLIENT_MSG_MAX_BYTES, 0, NULL,
          SERVER_CHUNK_BYTES + 16},
+        /* Uploaders (ws_upload.c): the same connection code, another protocol name. */
+        {"vor-upload", ws_stream_callback, ws_stream_session_size(), SERVER_CLIENT_MSG_MAX_BYTES, 0, NULL,
+         SERVER_CHUNK_BYTES + 16},
         {NULL, NULL, 0, 0, 0, NULL, 0}};
     struct lws_protocols raw_protocols[] = {
         {"vor-raw", listener_raw_callback, 0, 0, 0, NULL, 0},
@@ -540,6 +555,32 @@ int vor_server_run(const vor_server_options *in)
         return 1;
     }
     srv.site_real = realpath(opts.site_dir, NULL); /* NULL: missing, reported below */
+    if (opts.token_file && tokens_load(&srv.tokens, opts.token_file, err, sizeof err)) {
+        fprintf(stderr, "vor serve: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    if (opts.store_dir && !access_address_is_loopback(opts.host) && srv.tokens.n == 0) {
+        fprintf(stderr, "vor serve: --store on %s (not a loopback address) needs --token-file: uploads and deletes "
+                        "from the network must carry a token\n", opts.host);
+        rc = 2;
+        goto out;
+    }
+    if (opts.token_reads && srv.tokens.n == 0) {
+        fprintf(stderr, "vor serve: --token-reads needs --token-file\n");
+        rc = 2;
+        goto out;
+    }
+    if (opts.store_dir) {
+        store_options so = {opts.store_dir, opts.max_capture_bytes, opts.max_store_bytes};
+        store_callbacks cb = {ws_upload_wake, ws_upload_end, &srv};
+        srv.upload_buf = malloc(SERVER_UPLOAD_READ_BYTES);
+        srv.store = srv.upload_buf ? store_open(&so, &cb, err, sizeof err) : NULL;
+        if (!srv.store) {
+            fprintf(stderr, "vor serve: --store %s: %s\n", opts.store_dir, srv.upload_buf ? err : "out of memory");
+            goto out;
+        }
+    }
     srv.chunk = malloc(LWS_PRE + SERVER_CHUNK_BYTES);
     srv.viewers = calloc((size_t)opts.max_viewers, sizeof *srv.viewers);
     srv.pending = calloc((size_t)opts.max_viewers, sizeof *srv.pending);
@@ -608,6 +649,8 @@ int vor_server_run(const vor_server_options *in)
                 srv.registry.count, srv.registry.count == 1 ? "" : "s", srv.registry.dir_count,
                 srv.registry.dir_count == 1 ? "y" : "ies");
 
+    if (srv.store)
+        store_service(srv.store); /* results the indexer had before the context existed */
     stop_check_cb(&timers.stop_check);
     while (!atomic_load(&stop_requested))
         if (lws_service(srv.context, 0) < 0)
@@ -620,7 +663,7 @@ int vor_server_run(const vor_server_options *in)
     lws_sul_cancel(&srv.accept_sul);
     ws_stream_close_all(&srv);
     lws_sul_schedule(srv.context, 0, &timers.grace, grace_cb, SERVER_STOP_GRACE_MS * LWS_US_PER_MS);
-    while (srv.viewer_conns > 0 && !timers.grace_over)
+    while ((srv.viewer_conns > 0 || srv.upload_conns > 0) && !timers.grace_over)
         if (lws_service(srv.context, 0) < 0)
             break;
     lws_sul_cancel(&timers.grace);
@@ -629,6 +672,8 @@ int vor_server_run(const vor_server_options *in)
 out:
     srv.stopping = true;
     srv.destroying = true;
+    if (srv.store)
+        store_stop_indexer(srv.store); /* it must not wake a context being destroyed */
     if (srv.context)
         lws_context_destroy(srv.context); /* closes every remaining connection */
     listener_close(&srv);
@@ -638,6 +683,9 @@ out:
     free(srv.chunk);
     free(srv.site_real);
     registry_free(&srv.registry);
+    store_close(srv.store); /* after the context: every upload was released as its connection closed */
+    free(srv.upload_buf);
+    tokens_free(&srv.tokens);
     atomic_store(&stop_requested, 0);
     return rc;
 }
