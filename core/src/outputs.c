@@ -17,6 +17,7 @@
 
 #include "capture_writer.h"
 #include "chrome_json.h"
+#include "upload_stream.h"
 #include "vor_internal.h"
 
 /* Reads a positive integer variable; 0 when unset, or when bad (after a warning). */
@@ -77,6 +78,7 @@ void vor_outputs_open_from_environment(void) {
         files += vor_capture_open(record, &options);
     }
 
+    files += vor_upload_open_from_environment(); /* VOR_UPLOAD: the live upload (upload_live.c) */
     if (trace && *trace) files += vor_chrome_trace_open(trace, &(vor_chrome_trace_options){positive_env("VOR_TRACE_EVERY"), positive_env("VOR_TRACE_MAX_FRAMES"), 0});
 
     if (files && !exit_hook_registered) {

@@ -113,7 +113,9 @@ VOR_API const char *vor_version_string(void);
     X(SYMBOLS_UNAVAILABLE, INFO,                                                                       \
       "a module's symbol table could not be read (stripped, unreadable, or replaced since it was "     \
       "loaded); functions it does not export are named module+0xoffset (captures keep the module's "   \
-      "build id and each function's offset)")
+      "build id and each function's offset)")                                                          \
+    X(UPLOAD_DROPPED, WARNING, "frames were left out of the live upload (VOR_UPLOAD): its buffer was full") \
+    X(UPLOAD_PROBLEM, WARNING, "the live upload (VOR_UPLOAD) could not reach or was refused by the store")
 
 typedef enum vor_log_item {
 #define VOR_LOG_ENUM_(id, level, text) VOR_LOG_##id,
