@@ -449,7 +449,7 @@ struct viewer {
     size_t head_hashed;    /* header bytes hashed so far (<= offset) */
     uint64_t head_hash;    /* FNV-1a 64 of the header bytes as sent */
     struct timespec head_mtime; /* the file's mtime when the header was last compared */
-    char id[24];           /* the capture id asked for */
+    char id[STORE_ID_BYTES + 8]; /* the capture id asked for (a stored one: 24 characters) */
     bool follow;
     bool magic_ok;         /* the first 8 bytes were checked */
     bool head_done;        /* head_hash covers the whole header (head_len bytes) */
