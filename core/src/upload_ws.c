@@ -307,6 +307,22 @@ static uint32_t next_mask(vor_ws *ws) {
     return ws->mask_state = x;
 }
 
+/* dst = src XOR the mask, src being at payload position pos; 8 bytes at a time. */
+static void mask_copy(uint8_t *dst, const uint8_t *src, size_t n, const uint8_t mask[4], size_t pos) {
+    size_t k = 0;
+    for (; k < n && ((pos + k) & 3); k++) dst[k] = src[k] ^ mask[(pos + k) & 3];
+    uint32_t m32;
+    memcpy(&m32, mask, 4);
+    uint64_t m64 = (uint64_t)m32 << 32 | m32;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, src + k, 8);
+        w ^= m64;
+        memcpy(dst + k, &w, 8);
+    }
+    for (; k < n; k++) dst[k] = src[k] ^ mask[(pos + k) & 3];
+}
+
 /* One frame: FIN, opcode, masked payload. */
 static int send_frame(vor_ws *ws, int opcode, int fin, const uint8_t *data, size_t n, int64_t deadline) {
     uint8_t *h = ws->tx;
@@ -329,11 +345,11 @@ static int send_frame(vor_ws *ws, int opcode, int fin, const uint8_t *data, size
     memcpy(h + hl, mask, 4);
     hl += 4;
     size_t first = n < TX_CHUNK + 14 - hl ? n : TX_CHUNK + 14 - hl;
-    for (size_t i = 0; i < first; i++) h[hl + i] = data[i] ^ mask[i & 3];
+    mask_copy(h + hl, data, first, mask, 0);
     if (send_all(ws->fd, h, hl + first, deadline) != 0) return -1;
     for (size_t off = first; off < n;) {
         size_t k = n - off < TX_CHUNK ? n - off : TX_CHUNK;
-        for (size_t i = 0; i < k; i++) ws->tx[i] = data[off + i] ^ mask[(off + i) & 3];
+        mask_copy(ws->tx, data + off, k, mask, off);
         if (send_all(ws->fd, ws->tx, k, deadline) != 0) return -1;
         off += k;
     }

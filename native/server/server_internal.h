@@ -78,7 +78,7 @@ enum {
     /* Uploads (ws_upload.c) */
     SERVER_MAX_UPLOADS = 64,            /* uploads at once */
     SERVER_UPLOADS_PER_ADDRESS = 32,    /* ... from one address */
-    SERVER_UPLOAD_READ_BYTES = 64 * 1024 /* bytes read from an uploader's socket per read */
+    SERVER_UPLOAD_READ_BYTES = 256 * 1024 /* bytes read from an uploader's socket per read */
 };
 
 /* The 8 bytes every .vor capture starts with (docs/FORMAT.md). */

@@ -140,6 +140,26 @@ static size_t header_done(ws_reader *r, ws_event *ev, size_t used)
     return used;
 }
 
+/* XORs n bytes at p with the mask, p being at payload position `pos`: 8 bytes at a time (an
+ * uploader's whole capture goes through here). */
+static void unmask(unsigned char *p, size_t n, const unsigned char mask[4], uint64_t pos)
+{
+    size_t k = 0;
+    for (; k < n && ((pos + k) & 3); k++)
+        p[k] ^= mask[(pos + k) & 3];
+    uint32_t m32;
+    memcpy(&m32, mask, 4);
+    uint64_t m64 = (uint64_t)m32 << 32 | m32;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, p + k, 8);
+        w ^= m64;
+        memcpy(p + k, &w, 8);
+    }
+    for (; k < n; k++)
+        p[k] ^= mask[(pos + k) & 3];
+}
+
 /* `mut`: the same bytes as `in`, writable (binary payload is unmasked there), or NULL. */
 static size_t feed(ws_reader *r, const unsigned char *in, unsigned char *mut, size_t len, ws_event *ev)
 {
@@ -211,8 +231,7 @@ static size_t feed(ws_reader *r, const unsigned char *in, unsigned char *mut, si
                 /* An uploader's bytes: unmasked in place and handed over at once. */
                 if (!mut)
                     return fail(r, ev, 1003, "binary messages are not accepted (send JSON text)", i);
-                for (size_t k = 0; k < run; k++)
-                    mut[i + k] ^= r->mask[(r->have + k) & 3];
+                unmask(mut + i, run, r->mask, r->have);
                 r->have += run;
                 r->left -= run;
                 ev->kind = WS_EV_BINARY;

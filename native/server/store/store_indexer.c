@@ -21,6 +21,9 @@
 #include "store.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +196,11 @@ static void sweep(indexer *ix, job *done)
 static void *run(void *arg)
 {
     indexer *ix = arg;
+    /* Below the service thread: on a busy machine uploads and viewers go first, the index
+     * follows when there is time (Linux: a thread's own nice value). */
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) != 0) {
+        /* not permitted: it runs at normal priority */
+    }
     char problem[256];
     pthread_mutex_lock(&ix->lock);
     while (!ix->stop) {
