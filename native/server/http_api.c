@@ -19,8 +19,10 @@
  */
 #include "server_internal.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const json_headers[] = {"cache-control:", "no-store", NULL};
 static const char *const json_405_headers[] = {"cache-control:", "no-store", "allow:", "GET, HEAD", NULL};
@@ -163,6 +165,25 @@ int api_handle(struct lws *wsi, server *srv, http_session *s, const char *uri)
         return list_captures(wsi, srv, s);
 
     const char *id = uri + pl + 1;
+    const char *file = strstr(id, "/file");
+    if (file && !strcmp(file, "/file") && srv->store) {
+        /* GET /api/captures/<id>/file: a stored capture's bytes (to `vor diff` it, for one). */
+        char sid[STORE_ID_BYTES + 1], path[4096], name[STORE_FIELD_MAX_BYTES], disp[STORE_FIELD_MAX_BYTES + 64];
+        struct stat st;
+        size_t n = (size_t)(file - id);
+        if (n >= sizeof sid)
+            return send_error(wsi, s, 404, "unknown capture id", NULL);
+        memcpy(sid, id, n);
+        sid[n] = '\0';
+        if (store_capture_path(srv->store, sid, path, sizeof path, name, sizeof name) != 0)
+            return send_error(wsi, s, 404, "unknown capture id", sid);
+        int fd = open_regular_file(path, O_NOFOLLOW, &st);
+        if (fd < 0)
+            return send_error(wsi, s, 404, "unknown capture id", sid);
+        snprintf(disp, sizeof disp, "attachment; filename=\"%s.vor\"", sid); /* ids are [0-9a-z-] */
+        const char *const headers[] = {"cache-control:", "no-store", "content-disposition:", disp, NULL};
+        return http_reply_file(wsi, s, "application/octet-stream", headers, fd, (uint64_t)st.st_size);
+    }
     registry_rescan(&srv->registry);
     const capture_entry *e = registry_find(&srv->registry, id);
     if ((!e || !e->present) && srv->store)

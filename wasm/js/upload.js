@@ -1,0 +1,188 @@
+// upload.js: the page's side of a live upload to a profile store (vor serve --store), for
+// wasm/src/upload_wasm.c. Module.vorUpload(url, {project, tags: {k: 'v'}, token, name}) starts it
+// (after vor_enable(); returns true, or false with the reason on the console); the C side hands
+// over the capture's header once and then each record as the frame ends.
+//
+// The protocol is the one `vor upload` speaks (native/server/ws_upload.c): a hello, the server's
+// offset, the capture's bytes from there, acks. Bytes the server has not acknowledged are kept
+// here (up to the upload's buffer size, 16 MiB by default): a dropped connection is re-made with
+// back-off (0.25 s doubling to 10 s) and the upload resumes from the offset the server holds,
+// nothing lost. A record that does not fit (the server slow or unreachable for long) is refused to
+// C, which leaves that frame out and counts it. A refusal by the server (a bad token, a foreign
+// origin, the store full) is final: one console warning, and the upload stops.
+// Sending is WebSocket.send: it never blocks the page; what is sent is copied out of wasm memory.
+
+var LibraryVorUpload = {
+  $VorUpload__postset: 'VorUpload.init();',
+  $VorUpload__deps: ['vor_upload_start_js', 'malloc', 'free'],
+  $VorUpload: {
+    init: function() {
+      VorUpload.s = null;
+      Module['vorUpload'] = VorUpload.start;
+    },
+
+    // Module.vorUpload(url, options)
+    start: function(url, options) {
+      options = options || {};
+      var tags = [];
+      var t = options['tags'] || {};
+      for (var k in t) {
+        var v = String(t[k]);
+        if (!k || k.indexOf('=') >= 0 || k.indexOf(',') >= 0 || v.indexOf(',') >= 0) {
+          console.warn('vor: vorUpload: tag ' + JSON.stringify(k) + ': keys without "=" or ",", values without ","');
+          return false;
+        }
+        tags.push(k + '=' + v);
+      }
+      var strings = [String(url), options['project'] || '', tags.join(','), options['token'] || '', options['name'] || ''];
+      var ptrs = strings.map(function(s) {
+        var n = lengthBytesUTF8(s) + 1, p = _malloc(n);
+        stringToUTF8(s, p, n);
+        return p;
+      });
+      var ok = _vor_upload_start_js(ptrs[0], ptrs[1], ptrs[2], ptrs[3], ptrs[4]);
+      ptrs.forEach(function(p) { _free(p); });
+      return !!ok;
+    },
+
+    socketUrl: function(url) {
+      var u = url.replace(/^http:/, 'ws:').replace(/^https:/, 'wss:').replace(/\/+$/, '');
+      return /\/upload$/.test(u) ? u : u + '/upload';
+    },
+
+    connect: function() {
+      var s = VorUpload.s;
+      if (!s || s.failed || s.done) return;
+      var ws;
+      try {
+        ws = new WebSocket(s.url, 'vor-upload');
+      } catch (e) {
+        VorUpload.fail('cannot open ' + s.url + ': ' + e.message);
+        return;
+      }
+      ws.binaryType = 'arraybuffer';
+      s.ws = ws;
+      s.ready = false;
+      ws.onopen = function() { ws.send(s.hello); };
+      ws.onmessage = function(ev) {
+        if (typeof ev.data !== 'string') return;
+        var m;
+        try { m = JSON.parse(ev.data); } catch (e) { return; }
+        if (m.type === 'offset') VorUpload.resume(m.bytes);
+        else if (m.type === 'ack') VorUpload.acked(m.bytes);
+        else if (m.type === 'done') { VorUpload.acked(m.bytes); s.done = true; }
+        else if (m.type === 'error') VorUpload.fail(m.message);
+      };
+      ws.onclose = function() {
+        s.ws = null;
+        s.ready = false;
+        if (s.failed || s.done) return;
+        if (!s.warned) {
+          s.warned = true;
+          console.warn('vor: the upload to ' + s.url + ' lost its connection; retrying (frames wait in the page)');
+        }
+        s.reconnects++;
+        setTimeout(VorUpload.connect, s.backoff);
+        s.backoff = Math.min(s.backoff * 2, 10000);
+      };
+    },
+
+    fail: function(why) {
+      var s = VorUpload.s;
+      if (!s || s.failed) return;
+      s.failed = true;
+      console.warn('vor: the upload to ' + s.url + ' was refused: ' + why + ' (uploading stops; the page runs on)');
+      if (s.ws) s.ws.close(1000);
+    },
+
+    // The server holds `n` bytes: send from there, if what follows is still here.
+    resume: function(n) {
+      var s = VorUpload.s;
+      var floor = s.chunks.length ? s.chunks[0].start : s.head;
+      if (n > s.head || (n >= s.header.length && n < floor) || (n < s.header.length && floor > s.header.length)) {
+        VorUpload.fail('the server no longer holds what this page already let go of');
+        return;
+      }
+      s.backoff = 250;
+      s.ready = true;
+      s.sent = n;
+      VorUpload.acked(n);
+      VorUpload.pump();
+    },
+
+    acked: function(n) {
+      var s = VorUpload.s;
+      if (n > s.acked) s.acked = n;
+      while (s.chunks.length && s.chunks[0].start + s.chunks[0].bytes.length <= s.acked) {
+        s.kept -= s.chunks[0].bytes.length;
+        s.chunks.shift();
+      }
+    },
+
+    pump: function() {
+      var s = VorUpload.s;
+      if (!s.ws || !s.ready) return;
+      if (s.sent < s.header.length) {
+        s.ws.send(s.header.subarray(s.sent));
+        s.sent = s.header.length;
+      }
+      for (var i = 0; i < s.chunks.length && s.sent < s.head; i++) {
+        var c = s.chunks[i], end = c.start + c.bytes.length;
+        if (end <= s.sent) continue;
+        s.ws.send(c.bytes.subarray(s.sent - c.start));
+        s.sent = end;
+      }
+      if (s.ending && s.sent === s.head && !s.finishSent) {
+        s.finishSent = true;
+        s.ws.send('{"type":"finish"}');
+      }
+    },
+  },
+
+  vor_upload_js_start__deps: ['$VorUpload'],
+  vor_upload_js_start: function(url, hello, header, headerLen, bufferBytes) {
+    if (typeof WebSocket === 'undefined') {
+      console.warn('vor: vorUpload: this environment has no WebSocket');
+      return 0;
+    }
+    VorUpload.s = {
+      url: VorUpload.socketUrl(UTF8ToString(url)), hello: UTF8ToString(hello),
+      header: HEAPU8.slice(header, header + headerLen), chunks: [], kept: 0, budget: bufferBytes,
+      head: headerLen, sent: 0, acked: 0, ws: null, ready: false, failed: false, done: false, ending: false,
+      finishSent: false, backoff: 250, reconnects: 0, warned: false,
+    };
+    VorUpload.connect();
+    return 1;
+  },
+
+  vor_upload_js_send__deps: ['$VorUpload'],
+  vor_upload_js_send: function(ptr, n) {
+    var s = VorUpload.s;
+    if (!s || s.failed) return 0;
+    if (s.kept + n > s.budget) return 0;
+    s.chunks.push({ start: s.head, bytes: HEAPU8.slice(ptr, ptr + n) });
+    s.kept += n;
+    s.head += n;
+    VorUpload.pump();
+    return 1;
+  },
+
+  vor_upload_js_end__deps: ['$VorUpload'],
+  vor_upload_js_end: function() {
+    var s = VorUpload.s;
+    if (!s) return;
+    s.ending = true;
+    VorUpload.pump();
+  },
+
+  vor_upload_js_failed__deps: ['$VorUpload'],
+  vor_upload_js_failed: function() { return VorUpload.s && VorUpload.s.failed ? 1 : 0; },
+
+  vor_upload_js_acked__deps: ['$VorUpload'],
+  vor_upload_js_acked: function() { return VorUpload.s ? VorUpload.s.acked : 0; },
+
+  vor_upload_js_connected__deps: ['$VorUpload'],
+  vor_upload_js_connected: function() { return VorUpload.s && VorUpload.s.ready ? 1 : 0; },
+};
+
+mergeInto(LibraryManager.library, LibraryVorUpload);
