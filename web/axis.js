@@ -1,15 +1,19 @@
+// @ts-check
 // Axis and time mapping: the arithmetic that turns trace units (frame sequence numbers, nanoseconds,
 // metric values) into pixels and back, nice tick steps, window zoom/pan, and number formatting.
 // Pure functions only; every renderer and the input handler share them so a pixel means the same thing
 // everywhere (the "one shared time axis").
 
-/** Linear mapping from the domain [d0, d1] to the range [r0, r1]. A zero-width domain maps to r0. */
+/**
+ * Linear mapping from the domain [d0, d1] to the range [r0, r1]. A zero-width domain maps to r0.
+ * @param {number} d0 @param {number} d1 @param {number} r0 @param {number} r1
+ */
 export function linearScale(d0, d1, r0, r1) {
   const k = d1 !== d0 ? (r1 - r0) / (d1 - d0) : 0;
   return {
     d0, d1, r0, r1, k,
-    toPx: (v) => r0 + (v - d0) * k,
-    fromPx: (p) => (k !== 0 ? d0 + (p - r0) / k : d0),
+    toPx: (/** @type {number} */ v) => r0 + (v - d0) * k,
+    fromPx: (/** @type {number} */ p) => (k !== 0 ? d0 + (p - r0) / k : d0),
   };
 }
 
@@ -19,6 +23,7 @@ export function linearScale(d0, d1, r0, r1) {
  * A slot is at most `maxSlotPx` wide; when the frames do not fill the width they are aligned right
  * (newest at the right edge, as a live view scrolls). With more frames than pixels a slot is narrower
  * than a pixel and the renderers bin frames per pixel column (`bins`, one per pixel).
+ * @param {{first: number, end: number, left: number, width: number, maxSlotPx?: number, alignRight?: boolean}} spec
  */
 export function frameAxis({ first, end, left, width, maxSlotPx = Infinity, alignRight = true }) {
   const n = Math.max(0, end - first);
@@ -30,16 +35,16 @@ export function frameAxis({ first, end, left, width, maxSlotPx = Infinity, align
     binned: slot < 1,
     bins: Math.max(1, Math.round(used)),
     /** x of the left edge of frame `seq`'s slot. */
-    xOf: (seq) => x0 + (seq - first) * slot,
+    xOf: (/** @type {number} */ seq) => x0 + (seq - first) * slot,
     /** x of the centre of frame `seq`'s slot. */
-    xCenter: (seq) => x0 + (seq - first + 0.5) * slot,
+    xCenter: (/** @type {number} */ seq) => x0 + (seq - first + 0.5) * slot,
     /** Frame under pixel x, or -1 when x is outside the laid-out frames. */
-    seqAt: (x) => {
+    seqAt: (/** @type {number} */ x) => {
       if (n === 0 || x < x0 || x >= x0 + used) return -1;
       return Math.min(end - 1, first + Math.floor((x - x0) / slot));
     },
     /** Frame nearest to pixel x, clamped into [first, end - 1] (for drags that leave the area). */
-    seqNear: (x) => {
+    seqNear: (/** @type {number} */ x) => {
       if (n === 0) return -1;
       const s = first + Math.floor((x - x0) / slot);
       return Math.max(first, Math.min(end - 1, s));
@@ -47,7 +52,10 @@ export function frameAxis({ first, end, left, width, maxSlotPx = Infinity, align
   };
 }
 
-/** Nice step (1, 2 or 5 times a power of ten) giving about `count` intervals over `span`. */
+/**
+ * Nice step (1, 2 or 5 times a power of ten) giving about `count` intervals over `span`.
+ * @param {number} span @param {number} count
+ */
 export function niceStep(span, count) {
   if (!(span > 0) || !Number.isFinite(span)) return 1;
   const raw = span / Math.max(1, count);
@@ -56,7 +64,10 @@ export function niceStep(span, count) {
   return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
-/** Tick values in [v0, v1] at a nice step (at most ~count + 1 of them). */
+/**
+ * Tick values in [v0, v1] at a nice step (at most ~count + 1 of them).
+ * @param {number} v0 @param {number} v1 @param {number} count
+ */
 export function ticks(v0, v1, count) {
   const step = niceStep(v1 - v0, count);
   const out = [];
@@ -65,7 +76,10 @@ export function ticks(v0, v1, count) {
   return out;
 }
 
-/** A nice upper bound for a value axis: max rounded up to 1, 2, 2.5, 5 times a power of ten. */
+/**
+ * A nice upper bound for a value axis: max rounded up to 1, 2, 2.5, 5 times a power of ten.
+ * @param {number} v
+ */
 export function niceCeil(v) {
   if (!(v > 0) || !Number.isFinite(v)) return 1;
   const p = Math.pow(10, Math.floor(Math.log10(v)));
@@ -73,16 +87,21 @@ export function niceCeil(v) {
   return 10 * p;
 }
 
+/** @param {string} s */
 function trimZeros(s) {
   return s.indexOf('.') >= 0 ? s.replace(/\.?0+$/, '') : s;
 }
 
+/** @param {number} v */
 function fixed3(v) {
   const a = Math.abs(v);
   return trimZeros(v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : 2));
 }
 
-/** Duration in nanoseconds as text with a unit: 850 ns, 12.3 µs, 4.56 ms, 1.23 s. */
+/**
+ * Duration in nanoseconds as text with a unit: 850 ns, 12.3 µs, 4.56 ms, 1.23 s.
+ * @param {number} ns
+ */
 export function formatNs(ns) {
   if (!Number.isFinite(ns)) return String(ns);
   const a = Math.abs(ns);
@@ -92,14 +111,20 @@ export function formatNs(ns) {
   return `${fixed3(ns / 1e9)} s`;
 }
 
-/** Milliseconds as text: 16.7 ms, 0.25 ms (always in ms, for frame times). */
+/**
+ * Milliseconds as text: 16.7 ms, 0.25 ms (always in ms, for frame times).
+ * @param {number} ms
+ */
 export function formatMs(ms) {
   if (!Number.isFinite(ms)) return `${ms} ms`;
   const a = Math.abs(ms);
   return `${trimZeros(ms.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3))} ms`;
 }
 
-/** A metric value for labels: compact, NaN and infinities spelled out, unit appended when given. */
+/**
+ * A metric value for labels: compact, NaN and infinities spelled out, unit appended when given.
+ * @param {number} v @param {string} [unit]
+ */
 export function formatValue(v, unit = '') {
   let s;
   if (Number.isNaN(v)) s = 'NaN';
@@ -117,21 +142,32 @@ export function formatValue(v, unit = '') {
 /**
  * Zooms the window [t0, t1] by `factor` (< 1 zooms in) keeping `anchor` at the same place, limited to
  * a minimum span and to `bounds` ([lo, hi], the data extent the window may not leave entirely).
+ * @param {number} t0 @param {number} t1 @param {number} anchor @param {number} factor
+ * @param {{minSpan?: number, bounds?: [number, number] | null}} [options]
+ * @returns {[number, number]}
  */
 export function zoomWindow(t0, t1, anchor, factor, { minSpan = 50, bounds = null } = {}) {
   const span = t1 - t0;
   let next = Math.max(minSpan, span * factor);
   if (bounds) next = Math.min(next, (bounds[1] - bounds[0]) * 1.2 || next);
   const f = span > 0 ? (anchor - t0) / span : 0.5;
-  let n0 = anchor - f * next;
+  const n0 = anchor - f * next;
   return clampWindow(n0, n0 + next, bounds);
 }
 
-/** Moves the window by dt, keeping it overlapping `bounds`. */
+/**
+ * Moves the window by dt, keeping it overlapping `bounds`.
+ * @param {number} t0 @param {number} t1 @param {number} dt @param {[number, number] | null} [bounds]
+ * @returns {[number, number]}
+ */
 export function panWindow(t0, t1, dt, bounds = null) {
   return clampWindow(t0 + dt, t1 + dt, bounds);
 }
 
+/**
+ * @param {number} t0 @param {number} t1 @param {[number, number] | null} bounds
+ * @returns {[number, number]}
+ */
 function clampWindow(t0, t1, bounds) {
   if (!bounds) return [t0, t1];
   const span = t1 - t0;

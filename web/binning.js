@@ -1,3 +1,4 @@
+// @ts-check
 // Plot binning: when more samples than pixels share a plot, each pixel column shows the bin's minimum,
 // mean and maximum (a band and a mean line), so a one-frame spike survives any zoom level; picking
 // every k-th sample instead would hide it. Non-finite samples (a diverging loss: NaN, +/-Infinity) are
@@ -8,7 +9,13 @@ export const BIN_NAN = 1;
 export const BIN_POS_INF = 2;
 export const BIN_NEG_INF = 4;
 
-/** Output buffers for up to `capacity` bins (grown on demand by binSeries). */
+/** @typedef {ReturnType<typeof createBins>} Bins */
+/** @typedef {ArrayLike<number>} Samples */
+
+/**
+ * Output buffers for up to `capacity` bins (grown on demand by binSeries).
+ * @param {number} [capacity]
+ */
 export function createBins(capacity = 0) {
   return {
     nBins: 0,
@@ -23,13 +30,17 @@ export function createBins(capacity = 0) {
   };
 }
 
+/** @param {Bins} bins @param {number} n */
 function ensure(bins, n) {
   if (bins.capacity >= n) return;
   const cap = Math.max(n, bins.capacity * 2, 64);
   Object.assign(bins, createBins(cap));
 }
 
-/** Bin that sample i of n falls in when n samples are spread over nBins columns. */
+/**
+ * Bin that sample i of n falls in when n samples are spread over nBins columns.
+ * @param {number} i @param {number} n @param {number} nBins
+ */
 export function binOf(i, n, nBins) {
   return Math.min(nBins - 1, Math.floor((i * nBins) / n));
 }
@@ -38,6 +49,8 @@ export function binOf(i, n, nBins) {
  * Bins samples values[0..n) into nBins columns (sample i goes to bin floor(i * nBins / n)).
  * `present` (optional Uint8Array) marks which samples exist; absent ones are ignored entirely.
  * Fills bins.min/max/mean/count/flags/argMax/argMin for bins [0, nBins); returns bins.
+ * @param {Samples} values @param {number} n @param {number} nBins @param {Bins} bins
+ * @param {ArrayLike<number> | null} [present]
  */
 export function binSeries(values, n, nBins, bins, present = null) {
   nBins = Math.max(1, nBins | 0);
@@ -69,6 +82,7 @@ export function binSeries(values, n, nBins, bins, present = null) {
 /**
  * Finite extent of values[0..n) (ignoring absent and non-finite samples): {min, max, finite, nonFinite,
  * last, lastIndex}. min/max are NaN when no sample is finite.
+ * @param {Samples} values @param {number} n @param {ArrayLike<number> | null} [present]
  */
 export function seriesExtent(values, n, present = null) {
   let min = Infinity, max = -Infinity, finite = 0, nonFinite = 0, lastIndex = -1;
@@ -82,7 +96,11 @@ export function seriesExtent(values, n, present = null) {
   return { min, max, finite, nonFinite, lastIndex, last: lastIndex >= 0 ? values[lastIndex] : NaN };
 }
 
-/** Samples [i0, i1) that binSeries puts in bin b (the inverse of binOf). */
+/**
+ * Samples [i0, i1) that binSeries puts in bin b (the inverse of binOf).
+ * @param {number} b @param {number} n @param {number} nBins
+ * @returns {[number, number]}
+ */
 export function binRange(b, n, nBins) {
   const i0 = Math.ceil((b * n) / nBins);
   const i1 = Math.min(n, Math.ceil(((b + 1) * n) / nBins));

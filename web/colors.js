@@ -1,3 +1,4 @@
+// @ts-check
 // Colours: the dark theme, frame-budget classes and a stable colour per scope site.
 //
 // Site colours come from a fixed palette indexed by a hash of the site's name (and file), so the same
@@ -42,17 +43,23 @@ const SPAN_COLORS = [
   '#d18fc9', '#67b7e8', '#c9a86a', '#9fd3a8', '#f0a35e', '#c27ba0', '#88c0d0', '#d4b5f0', '#b5cc8e', '#ef8f8f',
 ];
 
-/** Mixes two '#rrggbb' colours: t = 0 gives a, 1 gives b. */
+/**
+ * Mixes two '#rrggbb' colours: t = 0 gives a, 1 gives b.
+ * @param {string} a @param {string} b @param {number} t
+ */
 export function mixHex(a, b, t) {
   const pa = parseInt(a.slice(1), 16), pb = parseInt(b.slice(1), 16);
-  const ch = (shift) => Math.round(((pa >> shift) & 255) * (1 - t) + ((pb >> shift) & 255) * t);
+  const ch = (/** @type {number} */ shift) => Math.round(((pa >> shift) & 255) * (1 - t) + ((pb >> shift) & 255) * t);
   return '#' + ((ch(16) << 16) | (ch(8) << 8) | ch(0)).toString(16).padStart(6, '0');
 }
 
 /** Flame palette: fill for a span, fill for a merged (level-of-detail) bucket, label colour. */
 export const FLAME_PALETTE = SPAN_COLORS.map((fill) => ({ fill, merged: mixHex(fill, '#171a21', 0.45), text: '#0e1116' }));
 
-/** 32-bit FNV-1a hash of a string. */
+/**
+ * 32-bit FNV-1a hash of a string.
+ * @param {string} s
+ */
 export function hashString(s) {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
@@ -62,13 +69,40 @@ export function hashString(s) {
   return h >>> 0;
 }
 
-/** Palette index for a site: by its name (and file), or by id for undeclared sites. */
+/** @typedef {{name?: string, file?: string}} SiteLike */
+
+/**
+ * Palette index for a site: by its name (and file), or by id for undeclared sites.
+ * @param {SiteLike | null | undefined} site @param {number} [id]
+ */
 export function siteColorIndex(site, id = 0) {
   const key = site ? `${site.name ?? ''}\u0000${site.file ?? ''}` : `#${id}`;
   return hashString(key) % FLAME_PALETTE.length;
 }
 
-/** Frame budget class: 0 within budget, 1 over budget, 2 over twice the budget. */
+/**
+ * Palette indices by site id, memoised (hashing a name per span per draw would cost); clear() when
+ * declarations change (a site declared late may have been coloured by its id).
+ * @param {(id: number) => SiteLike | undefined} siteOf
+ */
+export function createSiteColors(siteOf) {
+  /** @type {Map<number, number>} */
+  const memo = new Map();
+  return {
+    /** @param {number} id */
+    colorOf(id) {
+      let c = memo.get(id);
+      if (c === undefined) { c = siteColorIndex(siteOf(id), id); memo.set(id, c); }
+      return c;
+    },
+    clear() { memo.clear(); },
+  };
+}
+
+/**
+ * Frame budget class: 0 within budget, 1 over budget, 2 over twice the budget.
+ * @param {number} ms @param {number} budgetMs
+ */
 export function budgetClass(ms, budgetMs) {
   if (!(ms > budgetMs)) return 0;
   return ms > 2 * budgetMs ? 2 : 1;

@@ -1,3 +1,4 @@
+// @ts-check
 // Embedding entry point: what a page that hosts the panel (the wasm example page) imports.
 //
 //   import { mountPanel, createInPageSource } from './embed.js';

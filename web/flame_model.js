@@ -1,8 +1,33 @@
+// @ts-check
 // Flame model: regroups the scopes of the frames on show (one pinned frame, or a zoomed frame range)
 // into rows the renderer can cull with a binary search: one lane per thread, one row per depth, each row
 // sorted by start with a prefix maximum of end times. Self time (duration minus direct children) is
 // computed here, once, from the end order the C side guarantees (children before their parent).
 // Pure: built in O(scopes) when the selection changes, not per draw.
+
+/** @typedef {import('./store.js').FrameView} FrameView */
+/**
+ * One row of a lane: the spans of one depth, sorted by start, with a prefix maximum of their ends.
+ * @typedef {object} FlameRow
+ * @property {number} n
+ * @property {Float64Array} start
+ * @property {Float64Array} dur
+ * @property {Float64Array} endMax
+ * @property {Float64Array} self
+ * @property {Uint32Array} site
+ * @property {boolean} [sorted]   while filling: the starts came in order so far
+ */
+/** @typedef {{threadId: number, rows: FlameRow[]}} FlameLane */
+/** @typedef {{seq: number, start: number, end: number}} FlameFrameSpan */
+/**
+ * @typedef {object} FlameModel
+ * @property {FlameLane[]} lanes
+ * @property {number} t0
+ * @property {number} t1
+ * @property {number} nScopes
+ * @property {number} tooDeep
+ * @property {FlameFrameSpan[]} frames
+ */
 
 export const MAX_FLAME_DEPTH = 256; // deeper scopes are counted (model.tooDeep) but not drawn
 
@@ -11,13 +36,18 @@ export const MAX_FLAME_DEPTH = 256; // deeper scopes are counted (model.tooDeep)
  * threadOrder(id) -> sort key for lanes (declaration order); default: by id.
  * Returns { lanes: [{threadId, rows: [row]}], t0, t1, nScopes, tooDeep, frames: [{seq, start, end}] }
  * where row = { n, start, dur, endMax, self: Float64Array; site: Uint32Array }.
+ * @param {{seq: number, view: FrameView}[]} frames
+ * @param {(threadId: number) => number} [threadOrder]
+ * @returns {FlameModel}
  */
 export function buildFlameModel(frames, threadOrder = (id) => id) {
   // Pass 1: count scopes per (thread, depth) to allocate each row once.
-  const counts = new Map(); // threadId -> number[] (per depth)
+  /** @type {Map<number, number[]>} */
+  const counts = new Map(); // threadId -> scopes per depth
   let tooDeep = 0;
   let nScopes = 0;
   let t0 = Infinity, t1 = -Infinity;
+  /** @type {FlameFrameSpan[]} */
   const frameSpans = [];
   for (const { seq, view } of frames) {
     frameSpans.push({ seq, start: view.startNs, end: view.startNs + view.durationNs });
@@ -37,9 +67,10 @@ export function buildFlameModel(frames, threadOrder = (id) => id) {
     }
   }
 
+  /** @type {Map<number, FlameLane>} */
   const lanes = new Map();
   for (const [id, c] of counts) {
-    const rows = c.map((n) => ({
+    const rows = c.map((n) => /** @type {FlameRow} */ ({
       n: 0, start: new Float64Array(n), dur: new Float64Array(n), endMax: new Float64Array(n),
       self: new Float64Array(n), site: new Uint32Array(n), sorted: true,
     }));
@@ -50,7 +81,7 @@ export function buildFlameModel(frames, threadOrder = (id) => id) {
   const childSum = new Float64Array(MAX_FLAME_DEPTH + 1);
   for (const { view } of frames) {
     for (let t = 0; t < view.threadIds.length; t++) {
-      const lane = lanes.get(view.threadIds[t]);
+      const lane = /** @type {FlameLane} */ (lanes.get(view.threadIds[t]));
       const i0 = view.threadFirst[t], i1 = i0 + view.threadScopeCounts[t];
       childSum.fill(0);
       for (let i = i0; i < i1; i++) {
@@ -94,15 +125,19 @@ export function buildFlameModel(frames, threadOrder = (id) => id) {
   return { lanes: out, t0, t1, nScopes, tooDeep, frames: frameSpans };
 }
 
+/** @param {FlameRow} row */
 function sortRow(row) {
   const idx = Array.from({ length: row.n }, (_, i) => i).sort((a, b) => row.start[a] - row.start[b]);
-  for (const key of ['start', 'dur', 'self', 'site']) {
+  for (const key of /** @type {const} */ (['start', 'dur', 'self', 'site'])) {
     const src = row[key].slice();
     for (let k = 0; k < row.n; k++) row[key][k] = src[idx[k]];
   }
 }
 
-/** Index of the span in `row` containing time t (start <= t < end), or -1. */
+/**
+ * Index of the span in `row` containing time t (start <= t < end), or -1.
+ * @param {FlameRow} row @param {number} t
+ */
 export function spanAt(row, t) {
   let lo = 0, hi = row.n;
   while (lo < hi) { const m = (lo + hi) >> 1; if (row.start[m] <= t) lo = m + 1; else hi = m; }

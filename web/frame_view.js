@@ -1,3 +1,4 @@
+// @ts-check
 // Frame view parser: turns the bytes of one frame view (version 2, produced by the C side) into
 // typed arrays the panel keeps. Pure: no DOM, no globals; runs in node for the unit tests.
 //
@@ -38,12 +39,14 @@ const SCOPE_BYTES = 8 + 8 + 4 + 4 + 4 + 4;
 const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 export class FrameViewError extends Error {
+  /** @param {string} message */
   constructor(message) {
     super(`frame view: ${message}`);
     this.name = 'FrameViewError';
   }
 }
 
+/** @param {number} v */
 function hex32(v) {
   return '0x' + (v >>> 0).toString(16).toUpperCase().padStart(8, '0');
 }
@@ -51,6 +54,7 @@ function hex32(v) {
 /**
  * Size in bytes of a version-2 view with these counts (header, tables, padding, scope arrays);
  * nScopes counts every scope in the arrays, ended and open.
+ * @param {number} nValues @param {number} nThreads @param {number} nScopes @param {number} [nDrops]
  */
 export function frameViewByteLength(nValues, nThreads, nScopes, nDrops = 0) {
   const tables = FRAME_VIEW_HEADER_BYTES + nValues * VALUE_BYTES + nDrops * DROP_BYTES + nThreads * THREAD_BYTES;
@@ -58,6 +62,7 @@ export function frameViewByteLength(nValues, nThreads, nScopes, nDrops = 0) {
   return padded + nScopes * SCOPE_BYTES;
 }
 
+/** @param {unknown} input @returns {Uint8Array} */
 function asBytes(input) {
   if (input instanceof Uint8Array) return input;
   if (input instanceof ArrayBuffer) return new Uint8Array(input);
@@ -67,16 +72,21 @@ function asBytes(input) {
 }
 
 // Copies `count` elements of `Type` starting at byte `off` of `bytes` into a fresh typed array.
+/**
+ * @template {Float64ArrayConstructor | Uint32ArrayConstructor} C
+ * @param {C} Type @param {Uint8Array} bytes @param {number} off @param {number} count @param {DataView} dv
+ * @returns {InstanceType<C>}
+ */
 function copyArray(Type, bytes, off, count, dv) {
   const size = Type.BYTES_PER_ELEMENT;
   if (HOST_IS_LITTLE_ENDIAN) {
     const abs = bytes.byteOffset + off;
     if (abs % size === 0 && !(typeof SharedArrayBuffer !== 'undefined' && bytes.buffer instanceof SharedArrayBuffer)) {
-      return new Type(bytes.buffer.slice(abs, abs + count * size));
+      return /** @type {InstanceType<C>} */ (new Type(/** @type {ArrayBuffer} */ (bytes.buffer).slice(abs, abs + count * size)));
     }
-    return new Type(bytes.slice(off, off + count * size).buffer);
+    return /** @type {InstanceType<C>} */ (new Type(bytes.slice(off, off + count * size).buffer));
   }
-  const out = new Type(count);
+  const out = /** @type {InstanceType<C>} */ (new Type(count));
   for (let i = 0; i < count; i++) {
     const p = off + i * size;
     out[i] = size === 8 ? dv.getFloat64(p, true) : dv.getUint32(p, true);
@@ -101,6 +111,7 @@ function copyArray(Type, bytes, off, count, dv) {
  * threadFirst[t] + threadScopeCounts[t] sees exactly the ended scopes, as with version 1.
  * Throws FrameViewError when the bytes are not a well-formed version-2 view.
  * `input` may be longer than total_bytes (a slice of a larger buffer); the rest is ignored.
+ * @param {ArrayBuffer | ArrayBufferView} input
  */
 export function parseFrameView(input) {
   const bytes = asBytes(input);

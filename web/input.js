@@ -1,3 +1,4 @@
+// @ts-check
 // Input handling: turns pointer, wheel and keyboard events on the panel canvas into panel actions.
 // It knows gestures (click vs drag, shift-drag, wheel steps), not data: every decision about frames and
 // times is made by the controller the panel passes in:
@@ -14,9 +15,27 @@
 //   togglePause(), resume()    space bar, Escape
 //   requestDraw()
 
+/** @typedef {import('./controller.js').PanelController} PanelController */
+/** @typedef {import('./controller.js').Region} Region */
+/**
+ * Where keydown is listened for: the panel root or the document.
+ * @typedef {{
+ *   addEventListener(type: 'keydown', listener: (e: KeyboardEvent) => void): void,
+ *   removeEventListener(type: 'keydown', listener: (e: KeyboardEvent) => void): void,
+ * }} KeyTarget
+ */
+/**
+ * A pointer gesture in progress.
+ * @typedef {{kind: 'click' | 'select' | 'pan', region: Region, x0: number, y0: number, lastX: number,
+ *   lastY: number, id: number, moved: boolean}} Gesture
+ */
+
 export const DRAG_THRESHOLD_PX = 3;
 
-/** Zoom factor for one wheel event: about 1.2x per mouse-wheel notch, smooth for trackpads. */
+/**
+ * Zoom factor for one wheel event: about 1.2x per mouse-wheel notch, smooth for trackpads.
+ * @param {number} deltaY @param {number} [deltaMode]
+ */
 export function wheelZoomFactor(deltaY, deltaMode = 0) {
   const px = deltaMode === 1 ? deltaY * 33 : deltaMode === 2 ? deltaY * 400 : deltaY;
   const clamped = Math.max(-300, Math.min(300, px));
@@ -24,7 +43,9 @@ export function wheelZoomFactor(deltaY, deltaMode = 0) {
 }
 
 // Keys typed into a form control belong to it; a focused button handles space itself (it clicks).
-function ownsKey(t, key) {
+/** @param {EventTarget | null} target @param {string} key */
+function ownsKey(target, key) {
+  const t = /** @type {HTMLElement | null} */ (target);
   if (!t || !t.tagName) return false;
   const tag = t.tagName.toLowerCase();
   if (tag === 'button') return key === ' ' || key === 'Enter';
@@ -34,15 +55,21 @@ function ownsKey(t, key) {
 /**
  * Attaches listeners; returns detach(). keyTarget receives keydown (the panel root or the document);
  * focusTarget (optional) is focused on pointerdown so an embedded panel gets the keys after a click.
+ * @param {HTMLCanvasElement} canvas @param {KeyTarget} keyTarget @param {PanelController} ctl
+ * @param {HTMLElement | null} [focusTarget]
+ * @returns {() => void}
  */
 export function attachInput(canvas, keyTarget, ctl, focusTarget = null) {
-  let gesture = null; // {kind: 'click'|'select'|'pan', region, x0, y0, lastX, lastY, id, moved}
+  /** @type {Gesture | null} */
+  let gesture = null;
 
+  /** @param {MouseEvent} e @returns {[number, number]} */
   const pos = (e) => {
     const r = canvas.getBoundingClientRect();
     return [e.clientX - r.left, e.clientY - r.top];
   };
 
+  /** @param {PointerEvent} e */
   const onDown = (e) => {
     if (e.button !== 0) return;
     const [x, y] = pos(e);
@@ -56,6 +83,7 @@ export function attachInput(canvas, keyTarget, ctl, focusTarget = null) {
     e.preventDefault();
   };
 
+  /** @param {PointerEvent} e */
   const onMove = (e) => {
     const [x, y] = pos(e);
     if (!gesture) { ctl.hover(x, y, e.clientX, e.clientY); return; }
@@ -69,6 +97,7 @@ export function attachInput(canvas, keyTarget, ctl, focusTarget = null) {
     gesture.lastY = y;
   };
 
+  /** @param {PointerEvent} e */
   const onUp = (e) => {
     if (!gesture) return;
     const [x, y] = pos(e);
@@ -89,6 +118,7 @@ export function attachInput(canvas, keyTarget, ctl, focusTarget = null) {
     canvas.style.cursor = '';
   };
 
+  /** @param {WheelEvent} e */
   const onWheel = (e) => {
     const [x, y] = pos(e);
     if (ctl.regionAt(x, y) !== 'flame') return;
@@ -97,6 +127,7 @@ export function attachInput(canvas, keyTarget, ctl, focusTarget = null) {
     else ctl.flameZoom(x, wheelZoomFactor(e.deltaY, e.deltaMode));
   };
 
+  /** @param {MouseEvent} e */
   const onDbl = (e) => {
     const [x, y] = pos(e);
     const region = ctl.regionAt(x, y);
@@ -104,6 +135,7 @@ export function attachInput(canvas, keyTarget, ctl, focusTarget = null) {
     else if (region === 'bars' || region === 'plot') ctl.resetRange();
   };
 
+  /** @param {KeyboardEvent} e */
   const onKey = (e) => {
     if (ownsKey(e.target, e.key) || e.ctrlKey || e.metaKey || e.altKey) return;
     if (e.code === 'Space' || e.key === ' ') { e.preventDefault(); ctl.togglePause(); }

@@ -1,3 +1,4 @@
+// @ts-check
 // Panel layout: where the frame bars, the metric plots and the flame chart sit on the canvas, in CSS
 // pixels. Bars and plots share the same chart x and width so a frame lines up vertically across all of
 // them (the shared time axis); a right gutter holds their value labels. Plots shrink from PLOT_HEIGHT
@@ -22,38 +23,51 @@ export const FLAME_ROW = 18;
 export const FLAME_LANE_HEADER = 20;
 export const FLAME_LANE_GAP = 6;
 
-/** Regions for a canvas `width` x `height` (CSS px) with nPlots metric plots. */
+/** @typedef {{x: number, y: number, w: number, h: number}} Rect */
+/** @typedef {Rect & {chart: Rect}} ChartRegion  a region and the chart inside it */
+/** @typedef {ChartRegion & {ruler: Rect}} FlameRegion */
+/** @typedef {ReturnType<typeof computeLayout>} Layout */
+/** @typedef {ReturnType<typeof flameLanes>} FlameLanes */
+/** @typedef {FlameLanes['lanes'][number]} FlameLaneBox */
+
+/**
+ * Regions for a canvas `width` x `height` (CSS px) with nPlots metric plots.
+ * @param {number} width @param {number} height @param {number} nPlots
+ */
 export function computeLayout(width, height, nPlots) {
   const x = PAD;
   const w = Math.max(50, width - 2 * PAD);
   const chartW = Math.max(20, w - GUTTER);
   let y = PAD;
-  const bars = { x, y, w, h: BARS_HEIGHT };
-  bars.chart = { x, y: y + BARS_HEADER, w: chartW, h: BARS_HEIGHT - BARS_HEADER - BARS_AXIS };
+  /** @type {ChartRegion} */
+  const bars = { x, y, w, h: BARS_HEIGHT, chart: { x, y: y + BARS_HEADER, w: chartW, h: BARS_HEIGHT - BARS_HEADER - BARS_AXIS } };
   y += BARS_HEIGHT + SECTION_GAP;
   const flamePref = Math.max(FLAME_MIN_HEIGHT, Math.round(height * FLAME_SHARE));
   const forPlots = height - y - PAD - SECTION_GAP - flamePref;
   const plotH = nPlots > 0
     ? Math.max(PLOT_MIN_HEIGHT, Math.min(PLOT_HEIGHT, Math.floor(forPlots / nPlots) - PLOT_GAP)) : PLOT_HEIGHT;
+  /** @type {ChartRegion[]} */
   const plots = [];
   for (let i = 0; i < nPlots; i++) {
-    const p = { x, y, w, h: plotH };
-    p.chart = { x, y: y + 2, w: chartW, h: plotH - 4 };
-    plots.push(p);
+    plots.push({ x, y, w, h: plotH, chart: { x, y: y + 2, w: chartW, h: plotH - 4 } });
     y += plotH + PLOT_GAP;
   }
   if (nPlots > 0) y += SECTION_GAP - PLOT_GAP;
   const flameH = Math.max(FLAME_MIN_HEIGHT, height - y - PAD);
-  const flame = { x, y, w, h: flameH };
-  flame.chart = { x, y: y + FLAME_HEADER + FLAME_RULER, w, h: flameH - FLAME_HEADER - FLAME_RULER };
-  flame.ruler = { x, y: y + FLAME_HEADER, w, h: FLAME_RULER };
+  /** @type {FlameRegion} */
+  const flame = {
+    x, y, w, h: flameH,
+    chart: { x, y: y + FLAME_HEADER + FLAME_RULER, w, h: flameH - FLAME_HEADER - FLAME_RULER },
+    ruler: { x, y: y + FLAME_HEADER, w, h: FLAME_RULER },
+  };
   const totalHeight = y + flameH + PAD;
   return { width, height: Math.max(height, totalHeight), totalHeight, chartX: x, chartW, bars, plots, flame };
 }
 
 /**
  * Vertical arrangement of the flame lanes (content coordinates, 0 = top of the lanes area):
- * [{threadId, y, headerY, rowsY, depth, height}], plus total content height.
+ * [{threadId, lane, y, rowsY, depth, height}], plus total content height.
+ * @param {import('./flame_model.js').FlameModel | null} model
  */
 export function flameLanes(model) {
   const out = [];
@@ -67,7 +81,10 @@ export function flameLanes(model) {
   return { lanes: out, height: Math.max(0, y - FLAME_LANE_GAP) };
 }
 
-/** Which lane/row a content-space y falls in: {lane, depth} (depth -1 on the lane header) or null. */
+/**
+ * Which lane/row a content-space y falls in: {lane, depth} (depth -1 on the lane header) or null.
+ * @param {FlameLanes} lanes @param {number} y
+ */
 export function flameRowAt(lanes, y) {
   for (const l of lanes.lanes) {
     if (y < l.y || y >= l.y + l.height) continue;
@@ -77,7 +94,10 @@ export function flameRowAt(lanes, y) {
   return null;
 }
 
-/** Is (x, y) inside rect r? */
+/**
+ * Is (x, y) inside rect r?
+ * @param {Rect | null | undefined} r @param {number} x @param {number} y
+ */
 export function inside(r, x, y) {
-  return r && x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
+  return !!r && x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
 }

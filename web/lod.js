@@ -1,3 +1,4 @@
+// @ts-check
 // Level of detail for the flame chart: merge, never skip.
 //
 // The spans of one flame row (one thread, one depth) are sorted by start and do not overlap. Drawing
@@ -11,7 +12,13 @@
 // Every span in the window lands in exactly one item, so counts and time are conserved (tested).
 // Output stays in trace units (ns); the renderer converts to pixels once.
 
-/** Growable output of lodRow: items [0, n) with start/end (ns), count, busy time, dominant site. */
+/** @typedef {ReturnType<typeof createLodItems>} LodItems */
+/** @typedef {ArrayLike<number>} Numbers */
+
+/**
+ * Growable output of lodRow: items [0, n) with start/end (ns), count, busy time, dominant site.
+ * @param {number} [capacity]
+ */
 export function createLodItems(capacity = 256) {
   return {
     n: 0,
@@ -25,6 +32,7 @@ export function createLodItems(capacity = 256) {
   };
 }
 
+/** @param {LodItems} items */
 function grow(items) {
   const cap = items.capacity * 2;
   const next = createLodItems(cap);
@@ -38,6 +46,8 @@ function grow(items) {
  * Index range [i0, i1) of the spans of a row that may intersect [t0, t1]: binary searches over
  * `endMax` (prefix maximum of start + duration, non-decreasing even for malformed overlapping rows)
  * and `start` (sorted).
+ * @param {Numbers} start @param {Numbers} endMax @param {number} n @param {number} t0 @param {number} t1
+ * @returns {[number, number]}
  */
 export function visibleRange(start, endMax, n, t0, t1) {
   let lo = 0, hi = n;
@@ -51,6 +61,8 @@ export function visibleRange(start, endMax, n, t0, t1) {
 /**
  * Merges spans [i0, i1) of a row for a view where one pixel is `nsPerPx` ns and the window starts at
  * t0. Appends to `items` (call items.n = 0 first to reuse). Returns items.
+ * @param {Numbers} start @param {Numbers} dur @param {Numbers} site @param {number} i0 @param {number} i1
+ * @param {number} t0 @param {number} nsPerPx @param {LodItems} items
  */
 export function lodRow(start, dur, site, i0, i1, t0, nsPerPx, items) {
   const bucketNs = nsPerPx / 2;

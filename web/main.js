@@ -1,3 +1,4 @@
+// @ts-check
 // The standalone panel page (index.html): mounts the panel and connects it to whatever source this
 // page has: the capture list of `vor serve` (GET /api/captures, then a websocket per capture, the
 // first one or ?capture=<id>, with a picker for the others), and .vor files dropped on the page or
@@ -16,22 +17,27 @@ import { readCaptureFile, attachFileDrop, createFileButton } from './sources/fil
 /**
  * Boots the page into `element`. options: captureListUrl ('/api/captures'), decoderUrl (default
  * capture_decoder.js beside the page). Resolves to {panel, decoder, captures}.
+ * @param {HTMLElement} element
+ * @param {{captureListUrl?: string, decoderUrl?: string}} [options]
  */
 export async function startPanelPage(element, { captureListUrl = '/api/captures', decoderUrl } = {}) {
   const doc = element.ownerDocument;
-  const loc = doc.defaultView.location;
+  const win = /** @type {Window & {vorPanel?: import('./panel.js').Panel}} */ (doc.defaultView);
+  const loc = win.location;
   const params = new URLSearchParams(loc.search);
   const history = Number(params.get('history')) || undefined;
   const panel = mountPanel(element, { keyboardTarget: doc, historyFrames: history });
-  doc.defaultView.vorPanel = panel; // for the console and for tests
+  win.vorPanel = panel; // for the console and for tests
   const budget = Number(params.get('budget'));
   if (budget > 0) panel.setBudget(budget);
 
   const decoderReady = decoderUrl ? loadCaptureDecoder(decoderUrl) : loadCaptureDecoder(new URL('capture_decoder.js', loc.href).href);
+  /** @type {ReturnType<typeof connectCaptureStream> | null} */
   let stream = null;
-  let reading = null; // AbortController of the latest file opened: the only one allowed to touch the panel
+  /** @type {AbortController | null} */
+  let reading = null; // of the latest file opened: the only one allowed to touch the panel
 
-  const openFile = async (file) => {
+  const openFile = async (/** @type {File} */ file) => {
     stream?.close();
     stream = null;
     reading?.abort();
@@ -50,13 +56,17 @@ export async function startPanelPage(element, { captureListUrl = '/api/captures'
   panel.sourceSlot.append(createFileButton(doc, openFile));
   attachFileDrop(doc.documentElement, openFile, { hoverClassTarget: panel.root });
 
+  /**
+   * @param {import('./sources/captures.js').Capture} capture
+   * @param {import('./sources/decoder.js').CaptureDecoder | null} decoder  (null: the stream says it cannot decode)
+   */
   const openCapture = (capture, decoder) => {
     stream?.close();
     reading?.abort();
     reading = null;
     const url = new URL(loc.href);
     url.searchParams.set('capture', capture.id);
-    doc.defaultView.history.replaceState(null, '', url);
+    win.history.replaceState(null, '', url);
     stream = connectCaptureStream({ url: captureSocketUrl(capture.ws, loc), decoder, sink: panel, name: capture.name });
   };
 
@@ -77,7 +87,7 @@ export async function startPanelPage(element, { captureListUrl = '/api/captures'
     panel.setNotice({ title: 'No captures yet', lines: ['vor serve lists no capture. Start it with .vor files or a folder, or drop a file here.'] });
     return { panel, decoder, captures: list.captures };
   }
-  const chosen = chooseCapture(list.captures, params.get('capture'));
+  const chosen = /** @type {import('./sources/captures.js').Capture} */ (chooseCapture(list.captures, params.get('capture')));
   if (list.captures.length > 1) {
     panel.sourceSlot.prepend(createCapturePicker(doc, list.captures, chosen.id, (c) => openCapture(c, decoder)));
   }

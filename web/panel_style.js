@@ -1,3 +1,4 @@
+// @ts-check
 // The panel's stylesheet, injected once per document by mountPanel (so embedding the panel is one
 // import and one call, with no extra <link> to remember). Everything is scoped under .vor-panel.
 
@@ -67,7 +68,10 @@ export const PANEL_CSS = `
 }
 `;
 
-/** Adds the stylesheet to `doc` unless an earlier mount already did. */
+/**
+ * Adds the stylesheet to `doc` unless an earlier mount already did.
+ * @param {Document} doc
+ */
 export function injectPanelStyle(doc) {
   if (doc.getElementById('vor-panel-style')) return;
   const style = doc.createElement('style');

@@ -1,3 +1,4 @@
+// @ts-check
 // Bounded frame history: the declarations seen so far and a ring of parsed frames.
 //
 // Frames get consecutive sequence numbers (seq) in arrival order; the ring keeps the last `capacity`
@@ -18,7 +19,7 @@
 import { parseFrameView } from './frame_view.js';
 
 // Scopes a kept view holds in its arrays: the ended ones and those still open at its end.
-const heldScopes = (view) => view.nScopes + (view.nOpen ?? 0);
+const heldScopes = (/** @type {FrameView} */ view) => view.nScopes + (view.nOpen ?? 0);
 
 export const DEFAULT_HISTORY_FRAMES = 10000;
 export const MAX_HISTORY_FRAMES = 100000;
@@ -30,12 +31,35 @@ export const MAX_PLOT_COLUMNS = 64;
 // ignored and counted (names fall back to "site N"), so a hostile or broken source cannot grow them.
 export const MAX_DECLARED = { columns: 8192, sites: 131072, threads: 65536 };
 
+/** @typedef {ReturnType<typeof parseFrameView>} FrameView */
+/**
+ * @typedef {object} Column
+ * @property {number} id
+ * @property {string} name
+ * @property {string} unit
+ * @property {boolean} system
+ * @property {number} order            declaration order
+ * @property {boolean} [undeclared]    seen in a frame, never declared
+ */
+/** @typedef {{id: number, name: string, function: string, file: string, line: number}} Site */
+/** @typedef {{id: number, name: string, order: number}} Thread */
+/** @typedef {{resolutionNs: number, source: string, crossOriginIsolated: boolean | null}} Clock */
+/** @typedef {Float64Array | Uint32Array | Uint8Array} RingArray */
+
 export const SCOPES_NONE = 0; // metrics-only frame
 export const SCOPES_PRESENT = 1;
 export const SCOPES_EVICTED = 2; // released to stay within the scope budget
 
 /** Declared columns, sites, threads and clock, merged from every declarations object received. */
 export class Declarations {
+  /** @type {Map<number, Column>} */ columns;
+  /** @type {Map<number, Site>} */ sites;
+  /** @type {Map<number, Thread>} */ threads;
+  /** @type {number} */ frameMsColumn;
+  /** @type {Clock | null} */ clock;
+  /** @type {number} */ ignored;
+  version = -1; // the first clear() makes it 0
+
   constructor() { this.clear(); }
 
   clear() {
@@ -45,12 +69,13 @@ export class Declarations {
     this.frameMsColumn = -1;
     this.clock = null; // {resolutionNs, source, crossOriginIsolated (true, false or null)} once declared
     this.ignored = 0; // declarations past MAX_DECLARED
-    this.version = (this.version ?? -1) + 1; // never goes back: caches keyed on it stay correct across a clear
+    this.version++; // never goes back: caches keyed on it stay correct across a clear
   }
 
   /**
    * Merges one declarations object (or its JSON text). Unknown keys are ignored; a later declaration
    * of an id replaces the earlier one (a thread may be renamed). Throws on text that is not JSON.
+   * @param {string | object} json
    */
   apply(json) {
     const d = typeof json === 'string' ? JSON.parse(json) : json;
@@ -90,7 +115,11 @@ export class Declarations {
     this.version++;
   }
 
-  /** A column seen in a frame before (or without) its declaration gets a placeholder. */
+  /**
+   * A column seen in a frame before (or without) its declaration gets a placeholder.
+   * @param {number} id
+   * @returns {Column | null}  null past MAX_DECLARED
+   */
   ensureColumn(id) {
     let c = this.columns.get(id);
     if (!c) {
@@ -102,7 +131,9 @@ export class Declarations {
     return c;
   }
 
+  /** @param {number} id */
   siteName(id) { const s = this.sites.get(id); return s ? s.name : `site ${id}`; }
+  /** @param {number} id */
   threadName(id) { const t = this.threads.get(id); return t ? t.name : `thread ${id}`; }
 
   /** Metric columns to plot, system first, then in declaration order; frame_ms is the bars, not a plot. */
@@ -114,6 +145,16 @@ export class Declarations {
 }
 
 export class FrameStore {
+  // set by reset()
+  /** @type {number} */ end;
+  /** @type {number} */ first;
+  /** @type {number} */ totalScopes;
+  /** @type {number} */ evictCursor;
+  /** @type {number} */ lastScopeSeq;
+  /** @type {number} */ version;
+  /** @type {number} */ scopeVersion;
+
+  /** @param {{capacity?: number, scopeBudget?: number, maxColumns?: number}} [options] */
   constructor({ capacity = DEFAULT_HISTORY_FRAMES, scopeBudget = DEFAULT_SCOPE_BUDGET, maxColumns = MAX_PLOT_COLUMNS } = {}) {
     if (!(capacity >= 1 && capacity <= MAX_HISTORY_FRAMES)) {
       throw new RangeError(`history capacity ${capacity} outside 1..${MAX_HISTORY_FRAMES} frames`);
@@ -127,7 +168,9 @@ export class FrameStore {
     this.capacity = capacity | 0;
     this.scopeBudget = scopeBudget;
     this.maxColumns = maxColumns | 0;
+    /** @type {Column[]} */
     this.plotted = []; // the columns that get a plot and keep their values (see plotColumns())
+    /** @type {Set<number>} */
     this.plottedIds = new Set();
     this.hidden = 0;
     this.plottedVersion = -1; // decls.version they were computed for
@@ -140,8 +183,11 @@ export class FrameStore {
     this.scopeCount = new Uint32Array(capacity);
     this.droppedScopes = new Uint32Array(capacity);
     this.scopeState = new Uint8Array(capacity);
+    /** @type {(FrameView | null)[]} */
     this.scopeViews = new Array(capacity).fill(null);
-    this.columnData = new Map(); // column id -> {values: Float64Array, present: Uint8Array}
+    /** @type {Map<number, {values: Float64Array, present: Uint8Array}>} */
+    this.columnData = new Map(); // column id -> its values and which are present
+    /** @type {Record<string, RingArray>} */
     this.scratch = { values: new Float64Array(0), present: new Uint8Array(0) };
     this.reset();
   }
@@ -169,13 +215,21 @@ export class FrameStore {
   }
 
   get size() { return this.end - this.first; }
+  /** @param {number} seq */
   has(seq) { return seq >= this.first && seq < this.end; }
+  /** @param {number} seq */
   slot(seq) { return seq % this.capacity; }
 
-  /** Parses and appends one frame view (bytes). Returns its seq. Throws FrameViewError on bad bytes. */
+  /**
+   * Parses and appends one frame view (bytes). Returns its seq. Throws FrameViewError on bad bytes.
+   * @param {ArrayBuffer | ArrayBufferView} bytes
+   */
   pushBytes(bytes) { return this.push(parseFrameView(bytes)); }
 
-  /** Appends one parsed frame view (see frame_view.js). Returns its seq. */
+  /**
+   * Appends one parsed frame view (see frame_view.js). Returns its seq.
+   * @param {FrameView} view
+   */
   push(view) {
     const seq = this.end;
     const s = seq % this.capacity;
@@ -261,6 +315,7 @@ export class FrameStore {
     return n;
   }
 
+  /** @param {number} id */
   column(id) {
     let c = this.columnData.get(id);
     if (!c) {
@@ -270,10 +325,11 @@ export class FrameStore {
     return c;
   }
 
+  /** @param {number} seq */
   releaseScopes(seq) {
     const s = seq % this.capacity;
     if (this.scopeState[s] === SCOPES_PRESENT) {
-      this.totalScopes -= heldScopes(this.scopeViews[s]);
+      this.totalScopes -= heldScopes(/** @type {FrameView} */ (this.scopeViews[s]));
       this.scopeViews[s] = null;
       this.scopeState[s] = SCOPES_NONE;
       if (this.lastScopeSeq === seq) this.lastScopeSeq = -1;
@@ -285,7 +341,7 @@ export class FrameStore {
     for (; q < this.end; q++) {
       const s = q % this.capacity;
       if (this.scopeState[s] === SCOPES_PRESENT) {
-        this.totalScopes -= heldScopes(this.scopeViews[s]);
+        this.totalScopes -= heldScopes(/** @type {FrameView} */ (this.scopeViews[s]));
         this.scopeViews[s] = null;
         this.scopeState[s] = SCOPES_EVICTED;
         if (this.lastScopeSeq === q) this.lastScopeSeq = -1;
@@ -298,13 +354,21 @@ export class FrameStore {
     return false;
   }
 
+  /** @param {number} seq */
   frameMs(seq) { return this.frameMsArr[seq % this.capacity]; }
+  /** @param {number} seq */
   frameStart(seq) { return this.startNs[seq % this.capacity]; }
+  /** @param {number} seq */
   frameDuration(seq) { return this.durationNs[seq % this.capacity]; }
+  /** @param {number} seq */
   frameOverhead(seq) { return this.overheadNs[seq % this.capacity]; }
+  /** @param {number} seq */
   frameIndexOf(seq) { return this.frameIndex[seq % this.capacity]; }
+  /** @param {number} seq */
   scopes(seq) { return this.has(seq) ? this.scopeViews[seq % this.capacity] : null; }
+  /** @param {number} seq */
   scopesState(seq) { return this.scopeState[seq % this.capacity]; }
+  /** @param {number} id @param {number} seq */
   columnValue(id, seq) {
     const c = this.columnData.get(id);
     if (!c || !this.has(seq)) return undefined;
@@ -315,26 +379,35 @@ export class FrameStore {
   /**
    * Values of a ring array for frames [a, b) as a contiguous Float64Array: a subarray of the ring when
    * the run does not wrap, otherwise a copy into a reused scratch buffer (valid until the next call).
+   * @template {RingArray} T
+   * @param {T} ringArray @param {number} a @param {number} b @param {string} [scratchKey]
+   * @returns {T}
    */
   series(ringArray, a, b, scratchKey = 'values') {
     const n = Math.max(0, b - a);
     const s0 = a % this.capacity;
-    if (s0 + n <= this.capacity) return ringArray.subarray(s0, s0 + n);
-    let buf = this.scratch[scratchKey];
+    if (s0 + n <= this.capacity) return /** @type {T} */ (ringArray.subarray(s0, s0 + n));
+    let buf = /** @type {T} */ (this.scratch[scratchKey]);
     if (!buf || buf.length < n || buf.constructor !== ringArray.constructor) {
-      buf = this.scratch[scratchKey] = new ringArray.constructor(Math.max(n, this.capacity));
+      const Type = /** @type {new (n: number) => T} */ (ringArray.constructor);
+      buf = new Type(Math.max(n, this.capacity));
+      this.scratch[scratchKey] = buf;
     }
     const k = this.capacity - s0;
     buf.set(ringArray.subarray(s0), 0);
     buf.set(ringArray.subarray(0, n - k), k);
-    return buf.subarray(0, n);
+    return /** @type {T} */ (buf.subarray(0, n));
   }
 
+  /** @param {number} a @param {number} b */
   frameMsSeries(a, b) { return this.series(this.frameMsArr, a, b, 'frameMs'); }
+  /** @param {number} a @param {number} b */
   overheadSeries(a, b) { return this.series(this.overheadNs, a, b, 'overhead'); }
+  /** @param {number} a @param {number} b */
   durationSeries(a, b) { return this.series(this.durationNs, a, b, 'duration'); }
 
   /** {values, present} of a column for frames [a, b) (views valid until the next call); null if unknown. */
+  /** @param {number} id @param {number} a @param {number} b */
   columnSeries(id, a, b) {
     const c = this.columnData.get(id);
     if (!c) return null;
@@ -342,6 +415,7 @@ export class FrameStore {
   }
 
   /** The frame with the largest frame time in [a, b), or -1. */
+  /** @param {number} a @param {number} b */
   slowestIn(a, b) {
     a = Math.max(a, this.first); b = Math.min(b, this.end);
     let best = -1, bestMs = -Infinity;

@@ -1,3 +1,4 @@
+// @ts-check
 // Text measurement cache and label trimming.
 //
 // measureText is the most expensive call in a label pass, and flame labels repeat (the same few hundred
@@ -5,12 +6,15 @@
 // devicePixelRatio changes (glyph metrics and hinting can differ between scales) and when it grows past
 // a bound, so it cannot grow without limit while prefixes of many names are measured for trimming.
 
+/** @typedef {ReturnType<typeof createTextMeasurer>} TextMeasurer */
+
 export const ELLIPSIS = '…';
 
 /**
  * Longest prefix of `text` that fits `maxWidth` with an ellipsis appended, or `text` itself when it
  * fits, or '' when not even one character and the ellipsis fit. `measure(s)` returns a width.
  * Binary search over the prefix length: O(log n) measurements (cached by the caller's measurer).
+ * @param {string} text @param {number} maxWidth @param {(s: string) => number} measure @param {string} [ellipsis]
  */
 export function trimText(text, maxWidth, measure, ellipsis = ELLIPSIS) {
   if (!(maxWidth > 0) || text.length === 0) return '';
@@ -32,14 +36,18 @@ export function trimText(text, maxWidth, measure, ellipsis = ELLIPSIS) {
  * A cached text measurer around `rawMeasure(font, text) -> width` (in a browser: canvas measureText).
  * measurer.width(text, font?) and measurer.trim(text, maxWidth, font?) use `font` or the default font
  * (setFont). One cache per font; setScale(devicePixelRatio) clears everything when the ratio changes.
+ * @param {(font: string, text: string) => number} rawMeasure
+ * @param {{maxEntries?: number, font?: string}} [options]
  */
 export function createTextMeasurer(rawMeasure, { maxEntries = 20000, font: initialFont = '' } = {}) {
+  /** @type {Map<string, Map<string, number>>} */
   let caches = new Map(); // font -> Map(text -> width)
   let entries = 0;
   let defaultFont = initialFont;
   let scale = 0;
   let hits = 0;
   let misses = 0;
+  /** @param {string} text @param {string} [font] */
   const width = (text, font = defaultFont) => {
     let cache = caches.get(font);
     if (cache === undefined) caches.set(font, (cache = new Map()));
@@ -56,8 +64,11 @@ export function createTextMeasurer(rawMeasure, { maxEntries = 20000, font: initi
   const clear = () => { caches = new Map(); entries = 0; };
   return {
     width,
+    /** @param {string} text @param {number} maxWidth @param {string} [font] */
     trim: (text, maxWidth, font = defaultFont) => trimText(text, maxWidth, (t) => width(t, font)),
+    /** @param {string} f */
     setFont(f) { defaultFont = f; },
+    /** @param {number} s */
     setScale(s) { if (s !== scale) { scale = s; clear(); } },
     clear,
     get size() { return entries; },
@@ -68,10 +79,12 @@ export function createTextMeasurer(rawMeasure, { maxEntries = 20000, font: initi
 /**
  * rawMeasure on a 2D context used for nothing but measuring (its own small canvas), so the font set
  * here is never changed behind the measurer's back and is set only when it differs.
+ * @param {CanvasRenderingContext2D} ctx
  */
 export function canvasRawMeasure(ctx) {
+  /** @type {string | null} */
   let current = null;
-  return (font, text) => {
+  return (/** @type {string} */ font, /** @type {string} */ text) => {
     if (current !== font) { ctx.font = font; current = font; }
     return ctx.measureText(text).width;
   };

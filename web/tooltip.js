@@ -1,10 +1,19 @@
+// @ts-check
 // Tooltip contents: what hovering a flame span, a merged bucket, a frame bar or a plot shows.
 // Pure functions returning {title, rows: [[label, value]], note?}; the panel writes them with
 // textContent (names come from the program being profiled: never parsed as HTML).
 
 import { formatMs, formatNs, formatValue } from './axis.js';
 
+/** @typedef {{title: string, rows: [string, string][], note?: string}} Tooltip */
+
+/**
+ * @param {{site: import('./store.js').Site | undefined, siteId: number, durNs: number, selfNs: number,
+ *   threadName: string, depth: number, frameIndex?: number}} span
+ * @returns {Tooltip}
+ */
 export function spanTooltip({ site, siteId, durNs, selfNs, threadName, depth, frameIndex }) {
+  /** @type {[string, string][]} */
   const rows = [];
   const name = site ? site.name : `site ${siteId}`;
   if (site && site.function && site.function !== site.name) rows.push(['function', site.function]);
@@ -17,6 +26,10 @@ export function spanTooltip({ site, siteId, durNs, selfNs, threadName, depth, fr
   return { title: name, rows };
 }
 
+/**
+ * @param {{count: number, busyNs: number, startNs: number, endNs: number, dominant: string, threadName: string, depth: number}} bucket
+ * @returns {Tooltip}
+ */
 export function bucketTooltip({ count, busyNs, startNs, endNs, dominant, threadName, depth }) {
   return {
     title: `${count.toLocaleString('en-US')} spans merged`,
@@ -31,19 +44,32 @@ export function bucketTooltip({ count, busyNs, startNs, endNs, dominant, threadN
   };
 }
 
+/**
+ * @param {{frameIndex: number, ms: number, budgetMs: number, overheadNs: number, nScopes: number,
+ *   scopeState: 'present' | 'evicted' | 'none', binFrames: number}} frame
+ * @returns {Tooltip}
+ */
 export function frameTooltip({ frameIndex, ms, budgetMs, overheadNs, nScopes, scopeState, binFrames }) {
+  /** @type {[string, string][]} */
   const rows = [['frame time', formatMs(ms)]];
   if (ms > budgetMs) rows.push(['over budget', `+${formatMs(ms - budgetMs)}`]);
   if (overheadNs > 0) rows.push(['vor overhead', `${formatNs(overheadNs)} (${((overheadNs / 1e4) / ms).toFixed(2)}%)`]);
   rows.push(['scopes', scopeState === 'none' ? 'metrics only' : scopeState === 'evicted'
     ? `${nScopes.toLocaleString('en-US')} (released: memory bound)` : nScopes.toLocaleString('en-US')]);
+  /** @type {Tooltip} */
   const t = { title: `Frame #${frameIndex}`, rows };
   if (binFrames > 1) t.note = `Slowest of ${binFrames} frames in this pixel; click to pin it.`;
   else t.note = 'Click to pin; shift-drag to zoom a range.';
   return t;
 }
 
+/**
+ * @param {{column: import('./store.js').Column, frameIndex: number, value: number | undefined,
+ *   bin: {frames: number, min: number, max: number, mean: number, nonFinite: boolean} | null}} plot
+ * @returns {Tooltip}
+ */
 export function plotTooltip({ column, frameIndex, value, bin }) {
+  /** @type {[string, string][]} */
   const rows = [];
   if (bin && bin.frames > 1) {
     rows.push(['frames', `${bin.frames} in this pixel`]);

@@ -20,38 +20,54 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <lz4.h>
 
 #include "capture_writer.h"
+#include "file_write.h"
 #include "record_encoder.h"
 #include "vor/reader.h"
 
 struct vor_capture_writer {
     int fd;
+    uint64_t offset; /* bytes written to fd so far (vor_file_write_all keeps it) */
     char path[512];
+    char label[768]; /* the consumer's name: "VOR_RECORD=path", then what failed */
     vor_capture_options options;
     vor_record_encoder *encoder;
     LZ4_stream_t *lz4; /* reset for each record: each is compressed alone */
     vor_out raw;     /* the decoded record being written */
     vor_out framed;  /* [u32 size][u16 size check][u32 CRC-32C][LZ4 block or the record itself] */
-    uint64_t frames_seen, flame_frames_written, flame_frames_dropped;
+    uint64_t frames_seen, frames_written, flame_frames_written, flame_frames_dropped;
     int failed; /* a write failed: the file ends at the last good record */
 };
 typedef struct vor_capture_writer capture_writer;
 
-static int write_all(int fd, const uint8_t *p, size_t n) {
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return 0;
-        }
-        p += w;
-        n -= (size_t)w;
+/* The one place the capture reaches the OS: vor_file_write_all, so a write that would
+ * cross the file-size limit fails with EFBIG (like a full disk) instead of raising
+ * SIGXFSZ, which would end the program. Returns 1, or 0 with errno set. */
+static int write_all(capture_writer *w, const uint8_t *p, size_t n) {
+    int error = vor_file_write_all(w->fd, p, n, &w->offset);
+    if (error == 0) return 1;
+    errno = error;
+    return 0;
+}
+
+/* Puts what failed in the consumer's name, which consumers.c reports once for this
+ * file as it closes the capture: it stops there and keeps every record written before
+ * (they read back). The program runs on. */
+static void describe_write_failure(capture_writer *w, int error) {
+    char limit[96] = "";
+    if (error == EFBIG) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            snprintf(limit, sizeof limit, " (the next record would pass the file-size limit, ulimit -f, of %llu bytes)",
+                     (unsigned long long)rl.rlim_cur);
     }
-    return 1;
+    snprintf(w->label, sizeof w->label, "VOR_RECORD=%s: %s%s; recording stopped, the capture keeps its first %llu frames",
+             w->path, strerror(error), limit, (unsigned long long)w->frames_written);
 }
 
 /* Frames w->raw as one record and appends it to the file with one write. */
@@ -60,7 +76,7 @@ static int write_record(capture_writer *w) {
         errno = ENOMEM;
         return 0;
     }
-    return write_all(w->fd, w->framed.data, w->framed.size);
+    return write_all(w, w->framed.data, w->framed.size);
 }
 
 static int writer_frame(void *state, const vor_frame_record *rec) {
@@ -79,9 +95,10 @@ static int writer_frame(void *state, const vor_frame_record *rec) {
     else if (flame) w->flame_frames_written++;
     if (!write_record(w)) {
         w->failed = 1;
-        vor_log(VOR_LOG_CONSUMER_FAILED, "VOR_RECORD=%s: %s", w->path, strerror(errno));
+        describe_write_failure(w, errno);
         return 1;
     }
+    w->frames_written++;
     return 0;
 }
 
@@ -90,7 +107,10 @@ static void writer_close(void *state) {
     if (w->fd >= 0 && !w->failed) {
         w->raw.size = 0;
         vor_encode_end(&w->raw);
-        if (!write_record(w)) vor_log(VOR_LOG_CONSUMER_FAILED, "VOR_RECORD=%s: %s", w->path, strerror(errno));
+        if (!write_record(w)) {
+            describe_write_failure(w, errno);
+            vor_log_each(VOR_LOG_CONSUMER_FAILED, "%s", w->label);
+        }
     }
     if (w->fd >= 0) close(w->fd);
     vor_record_encoder_free(w->encoder);
@@ -100,21 +120,6 @@ static void writer_close(void *state) {
     free(w);
 }
 
-static void process_name(char *out, size_t cap) {
-#if defined(VOR_PLATFORM_LINUX)
-    FILE *f = fopen("/proc/self/comm", "r");
-    if (f) {
-        if (fgets(out, (int)cap, f)) {
-            out[strcspn(out, "\n")] = '\0';
-            fclose(f);
-            return;
-        }
-        fclose(f);
-    }
-#endif
-    snprintf(out, cap, "%s", "program");
-}
-
 vor_capture_writer *vor_capture_writer_create(const char *path, const vor_capture_options *options) {
     capture_writer *w = calloc(1, sizeof *w);
     if (w == NULL) {
@@ -122,6 +127,7 @@ vor_capture_writer *vor_capture_writer_create(const char *path, const vor_captur
         return NULL;
     }
     snprintf(w->path, sizeof w->path, "%s", path);
+    snprintf(w->label, sizeof w->label, "VOR_RECORD=%s", path);
     w->options = *options;
     if (w->options.every == 0) w->options.every = 1;
     /* The stored length adds a few bytes to the decoded size: stay under the reader's limit. */
@@ -142,8 +148,6 @@ vor_capture_writer *vor_capture_writer_create(const char *path, const vor_captur
         writer_close(w);
         return NULL;
     }
-    char process[256];
-    process_name(process, sizeof process);
     char producer[96];
 #if defined(VOR_PLATFORM_WASM)
     snprintf(producer, sizeof producer, "vor %s emscripten-wasm32", VOR_VERSION_STRING);
@@ -158,11 +162,11 @@ vor_capture_writer *vor_capture_writer_create(const char *path, const vor_captur
 #endif
     );
 #endif
-    vor_capture_header_info info = {options->flame, vor_session_now.wall_epoch_ns, producer, process,
+    vor_capture_header_info info = {options->flame, vor_session_now.wall_epoch_ns, producer, vor_process_name(),
                                     (uint64_t)getpid()};
     w->raw.size = 0;
     vor_encode_capture_header(&w->raw, &info);
-    if (w->raw.failed || !write_all(w->fd, w->raw.data, w->raw.size)) {
+    if (w->raw.failed || !write_all(w, w->raw.data, w->raw.size)) {
         vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "VOR_RECORD=%s: cannot write the capture header: %s; recording is off", path,
                 strerror(errno));
         writer_close(w);
@@ -182,7 +186,7 @@ void vor_capture_writer_close(vor_capture_writer *w) {
 int vor_capture_open(const char *path, const vor_capture_options *options) {
     vor_capture_writer *w = vor_capture_writer_create(path, options);
     if (w == NULL) return 0;
-    vor_consumer c = {"capture writer", w, writer_frame, NULL, writer_close};
+    vor_consumer c = {w->label, w, writer_frame, NULL, writer_close};
     if (!vor_consumers_add(&c)) {
         writer_close(w);
         return 0;

@@ -93,25 +93,6 @@ static const char *live_column(void *ctx, uint32_t id) {
     return st->columns[id];
 }
 
-static void process_name(char *out, size_t cap) {
-#if defined(VOR_PLATFORM_LINUX)
-    int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ssize_t n = read(fd, out, cap - 1);
-        close(fd);
-        if (n > 0) {
-            while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r')) n--;
-            out[n] = '\0';
-            if (n > 0) return;
-        }
-    }
-    snprintf(out, cap, "%s", program_invocation_short_name);
-#else
-    /* The browser or node: no /proc, and argv[0] is "this.program". */
-    snprintf(out, cap, "%s", "vor (WebAssembly)");
-#endif
-}
-
 /* ---- Frames --------------------------------------------------------------------------- */
 
 /* Turns the consumer's name into the report of what failed. */
@@ -207,8 +188,6 @@ int vor_chrome_trace_open(const char *path, const vor_chrome_trace_options *opti
     st->every = options && options->every ? options->every : 1;
     st->max_frames = options ? options->max_frames : 0;
 
-    char name[256];
-    process_name(name, sizeof name);
     vor_chrome_frames_config config;
     memset(&config, 0, sizeof config);
     config.names.ctx = st;
@@ -216,7 +195,7 @@ int vor_chrome_trace_open(const char *path, const vor_chrome_trace_options *opti
     config.names.thread = live_thread;
     config.names.column = live_column;
     config.pid = (uint64_t)getpid();
-    config.process_name = name;
+    config.process_name = vor_process_name(); /* the capture's name for this process too */
     config.vor_version = VOR_VERSION_STRING;
     config.wall_epoch_ns = vor_session_now.wall_epoch_ns;
     config.open_scopes_listed = 1; /* frame records list each thread's open scopes */

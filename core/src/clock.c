@@ -129,8 +129,8 @@ uint64_t vor_clock_ticks_slow(void) {
 
 #define ANCHOR_TRIES 6                /* reads of an anchor at most, keeping the tightest */
 #define START_BASELINE_NS 1000000u    /* the first rate spans at least 1 ms */
-#define SLEW 0.001                    /* an anchor moves the offset by at most 0.1% of its segment */
-#define STEP_NS 1000000               /* ... unless the OS clock is 1 ms ahead: then it steps */
+#define SLEW 0.001                    /* the offset is re-aimed at 0.1% of the rate at most */
+#define STEP_NS 1000000               /* ... unless the OS clock is 1 ms ahead: then it catches up */
 
 /* Written once by the start-up measurement (under clock_once) and then only under the
  * frame lock (vor_timeline_close); read under it or after vor_clock_init. */
@@ -303,98 +303,125 @@ void vor_clock_init(void) {
 
 /* ---- The timeline ------------------------------------------------------------------------- */
 
-/* Points of the session (frame thread, frame lock held). Scopes open for longer than the
- * points kept are mapped with starts remembered per thread (frame_threads.c), so the
- * history only has to cover scopes that begin and end within it. */
-#define TIMELINE_POINTS 1024u
-static vor_timeline_point points[TIMELINE_POINTS];
-static uint32_t point_count; /* kept, at most TIMELINE_POINTS */
-static uint32_t point_next;  /* where the next one goes */
+/* The map is a chain of straight lines ("knots": where a line starts, and its slope). A new
+ * knot starts where the previous line is at that tick, so the map never jumps, and it is
+ * evaluated by one formula (on_knot) wherever a tick is mapped, so a tick always gets the
+ * same ns. Knots are added at frame boundaries only, and only when the line changes: the
+ * rate was refined, or the offset is re-aimed (at most once per KNOT_MIN_NS), so the history
+ * kept spans seconds whatever the frame rate. Frame lock held for everything below. */
+#define TIMELINE_KNOTS 4096u
+#define KNOT_MIN_NS 1000000.0 /* re-aim the line at most once per ms */
 
-static void add_point(vor_timeline_point p) {
-    points[point_next] = p;
-    point_next = (point_next + 1) % TIMELINE_POINTS;
-    if (point_count < TIMELINE_POINTS) point_count++;
+typedef struct knot {
+    uint64_t tick;
+    int64_t ns;
+    double slope; /* ns per tick from here on */
+    double rate;  /* the counter's rate when it was made */
+} knot;
+
+static knot knots[TIMELINE_KNOTS];
+static uint32_t knot_count; /* kept, at most TIMELINE_KNOTS */
+static uint32_t knot_next;  /* where the next one goes */
+static vor_timeline_point boundary; /* the last frame boundary */
+
+static knot *knot_at(uint32_t i) { /* oldest first */
+    return &knots[(knot_next + TIMELINE_KNOTS - knot_count + i) % TIMELINE_KNOTS];
 }
 
-/* The i-th point kept, oldest first. */
-static vor_timeline_point point_at(uint32_t i) {
-    return points[(point_next + TIMELINE_POINTS - point_count + i) % TIMELINE_POINTS];
+static void add_knot(uint64_t tick, int64_t ns, double slope, double rate) {
+    knot *k = &knots[knot_next];
+    k->tick = tick;
+    k->ns = ns;
+    k->slope = slope;
+    k->rate = rate;
+    knot_next = (knot_next + 1) % TIMELINE_KNOTS;
+    if (knot_count < TIMELINE_KNOTS) knot_count++;
+}
+
+static int64_t on_knot(const knot *k, uint64_t tick) {
+    return k->ns + (int64_t)((double)(int64_t)(tick - k->tick) * k->slope);
+}
+
+/* The knot whose line holds `tick` (the oldest kept one for older ticks). */
+static const knot *knot_for(uint64_t tick) {
+    uint32_t lo = 0, hi = knot_count; /* the last knot at or before tick is in [lo, hi) */
+    if ((int64_t)(tick - knot_at(0)->tick) < 0) return knot_at(0);
+    while (lo + 1 < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if ((int64_t)(tick - knot_at(mid)->tick) >= 0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return knot_at(lo);
 }
 
 void vor_timeline_reset(vor_clock_anchor epoch) {
-    point_count = point_next = 0;
-    vor_timeline_point p = {epoch.tick, (int64_t)epoch.ns};
-    add_point(p);
+    knot_count = knot_next = 0;
+    double rate = vor_clock_ns_per_tick();
+    add_knot(epoch.tick, (int64_t)epoch.ns, rate, rate);
+    boundary.tick = epoch.tick;
+    boundary.ns = (int64_t)epoch.ns;
 }
 
 vor_timeline_point vor_timeline_last(void) {
-    return point_at(point_count - 1);
+    return boundary;
 }
 
 vor_timeline_point vor_timeline_close(vor_clock_anchor a) {
-    vor_timeline_point last = vor_timeline_last();
-    vor_timeline_point p;
     if (!ticks_are_counter()) {
-        p.ns = (int64_t)a.ns > last.ns ? (int64_t)a.ns : last.ns;
-        p.tick = (uint64_t)p.ns;
-    } else {
-        observe_anchor(&a);
-        uint64_t dt = (int64_t)(a.tick - last.tick) > 0 ? a.tick - last.tick : 0;
-        double span = (double)dt * vor_clock_ns_per_tick();
-        int64_t predicted = last.ns + (int64_t)span;
-        int64_t correction = 0;
-        if (vor_clock_anchor_is_tight(&a)) {
-            int64_t error = (int64_t)a.ns - predicted;
-            int64_t limit = (int64_t)(span * SLEW);
-            if (error > STEP_NS)
-                correction = error; /* the OS clock ran ahead by far (a suspended VM): catch up */
-            else
-                correction = error > limit ? limit : (error < -limit ? -limit : error);
-        }
-        p.tick = last.tick + dt;
-        p.ns = predicted + correction;
-        if (p.ns < last.ns) p.ns = last.ns;
+        boundary.ns = (int64_t)a.ns > boundary.ns ? (int64_t)a.ns : boundary.ns;
+        boundary.tick = (uint64_t)boundary.ns;
+        return boundary;
     }
-    add_point(p);
-    return p;
+    observe_anchor(&a);
+    double rate = vor_clock_ns_per_tick();
+    knot *k = knot_at(knot_count - 1);
+    uint64_t T = (int64_t)(a.tick - boundary.tick) > 0 ? a.tick : boundary.tick;
+    int64_t line = on_knot(k, T);
+    int tight = vor_clock_anchor_is_tight(&a);
+    int64_t error = tight ? (int64_t)a.ns - line : 0;
+    if (error > STEP_NS && T > boundary.tick) {
+        /* The OS clock ran far ahead (a suspended VM): the frame now ending catches up. A
+         * knot at its start on the same line moves nothing mapped before. */
+        if (boundary.tick != k->tick) add_knot(boundary.tick, boundary.ns, k->slope, k->rate);
+        k = knot_at(knot_count - 1);
+        k->slope = (double)((int64_t)a.ns - k->ns) / (double)(T - k->tick);
+        line = on_knot(k, T);
+        add_knot(T, line, rate, rate);
+    } else if ((tight && (double)(T - k->tick) * rate >= KNOT_MIN_NS) || rate != k->rate) {
+        /* Re-aim: the next line runs at the rate, plus at most SLEW to take the offset error
+         * back over about as long as the last line lasted. */
+        double span = (double)(T - k->tick) * rate;
+        double s = (double)error / (span > KNOT_MIN_NS ? span : KNOT_MIN_NS);
+        s = s > SLEW ? SLEW : (s < -SLEW ? -SLEW : s);
+        add_knot(T, line, rate * (1.0 + s), rate);
+    }
+    boundary.tick = T;
+    boundary.ns = line;
+    return boundary;
 }
 
-vor_clock_map vor_clock_map_between(vor_timeline_point from, vor_timeline_point to) {
+vor_clock_map vor_timeline_segment(uint64_t tick) {
     vor_clock_map m;
-    m.base_tick = from.tick;
-    m.base_ns = from.ns;
-    m.end_tick = to.tick;
-    m.end_ns = to.ns > from.ns ? to.ns : from.ns;
-    m.ns_per_tick = to.tick > from.tick ? (double)(m.end_ns - from.ns) / (double)(to.tick - from.tick) : 0.0;
+    if (!ticks_are_counter()) {
+        m.base_tick = 0;
+        m.base_ns = 0;
+        m.ns_per_tick = 1.0;
+        m.identity = 1;
+        return m;
+    }
+    const knot *k = knot_for(tick);
+    m.base_tick = k->tick;
+    m.base_ns = k->ns;
+    m.ns_per_tick = k->slope;
+    m.identity = 0;
     return m;
 }
 
 int64_t vor_timeline_map(uint64_t tick) {
     if (!ticks_are_counter()) return (int64_t)tick;
-    vor_timeline_point last = vor_timeline_last();
-    if ((int64_t)(tick - last.tick) >= 0) return last.ns + (int64_t)((double)(tick - last.tick) * vor_clock_ns_per_tick());
-    vor_timeline_point oldest = point_at(0);
-    if ((int64_t)(tick - oldest.tick) < 0) {
-        /* Older than every point kept: on the oldest segment's line. */
-        double slope = vor_clock_ns_per_tick();
-        if (point_count >= 2) {
-            vor_clock_map m = vor_clock_map_between(oldest, point_at(1));
-            if (m.ns_per_tick > 0) slope = m.ns_per_tick;
-        }
-        return oldest.ns - (int64_t)((double)(oldest.tick - tick) * slope);
-    }
-    /* The last point at or before the tick (point_count >= 2 here). */
-    uint32_t lo = 0, hi = point_count - 1;
-    while (lo + 1 < hi) {
-        uint32_t mid = (lo + hi) / 2;
-        if ((int64_t)(tick - point_at(mid).tick) >= 0)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    vor_clock_map m = vor_clock_map_between(point_at(lo), point_at(lo + 1));
-    return vor_clock_map_ns(&m, tick);
+    return on_knot(knot_for(tick), tick);
 }
 
 /* ---- What outputs say about the clock ---------------------------------------------------- */

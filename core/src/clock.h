@@ -126,50 +126,49 @@ VOR_HIDDEN uint64_t vor_clock_ticks_for_ns(uint64_t ns);
  * So it is refined over seconds, and one late-read anchor never moves it (only tight ones
  * count).
  *
- * The map. A session's timeline is a chain of points (tick, ns), one per frame boundary:
- * vor_timeline_close() adds the next point at a frame's anchor, and ticks between two
- * points map by interpolation between them. A new point continues the previous one at
- * the current rate, and corrects towards the anchor's OS time only by an offset limited
- * to 0.1% of the segment (a slew, as NTP does), so the map is monotone (time never runs
- * backwards), continuous (a frame's end is the next frame's start) and one function for
- * the whole session: a scope mapped at any time gets the same ns as every other use of
- * its ticks. A tick older than the points kept maps on the oldest segment's line. */
+ * The map. A session's timeline is a chain of straight lines. Frame boundaries are points
+ * on it: vor_timeline_close() maps a frame's anchor tick, so frames are contiguous (a
+ * frame's end is the next one's start). Anchors only steer the offset: at most once per
+ * millisecond the next line is aimed at the OS clock, at the counter's rate plus at most
+ * 0.1% (a slew, as NTP does), so the map is monotone (time never runs backwards) and
+ * continuous; a line changes only at a frame boundary, so a frame's ticks lie on one line.
+ * Every tick is mapped by the same formula whenever it is mapped, so a scope mapped in any
+ * frame gets the ns its children and parents were given. The lines of the last few
+ * seconds at least are kept (4,096 of them); a tick older than that maps on the oldest
+ * kept line (frame_threads.c remembers the ns of scopes open longer than that). */
 
 /* Starts the session's timeline at `epoch` (its first point). */
 VOR_HIDDEN void vor_timeline_reset(vor_clock_anchor epoch);
 
-/* Adds the point of a frame boundary read at `anchor`; returns it. */
+/* The point of a frame boundary: the tick read at its anchor, and its ns on the map. */
 typedef struct vor_timeline_point {
     uint64_t tick;
     int64_t ns;
 } vor_timeline_point;
 VOR_HIDDEN vor_timeline_point vor_timeline_close(vor_clock_anchor anchor);
 
-/* The last point added (the current frame's start). */
+/* The last boundary (the current frame's start). */
 VOR_HIDDEN vor_timeline_point vor_timeline_last(void);
 
-/* Maps any tick: between two points by interpolation, after the last point at the
- * current rate, before the oldest kept point on the oldest segment's line. */
+/* Maps any tick. */
 VOR_HIDDEN int64_t vor_timeline_map(uint64_t tick);
 
-/* One segment of the timeline, for mapping many ticks inside it without a search. */
+/* The line that holds `tick` and every later tick up to the next boundary where the line
+ * changed: a frame's ticks are mapped with the line of its start, without a search. */
 typedef struct vor_clock_map {
     uint64_t base_tick;
     int64_t base_ns;
-    uint64_t end_tick;
-    int64_t end_ns;
     double ns_per_tick;
+    int identity; /* ticks are ns */
 } vor_clock_map;
 
-VOR_HIDDEN vor_clock_map vor_clock_map_between(vor_timeline_point from, vor_timeline_point to);
+VOR_HIDDEN vor_clock_map vor_timeline_segment(uint64_t tick);
 
-/* Maps a tick inside [base_tick, end_tick] (clamped to it, so the map never leaves the
- * segment). */
+/* Maps a tick at or after the line's base; the same formula as vor_timeline_map. */
 static inline int64_t vor_clock_map_ns(const vor_clock_map *m, uint64_t tick) {
-    if ((int64_t)(tick - m->base_tick) <= 0) return m->base_ns;
-    if ((int64_t)(tick - m->end_tick) >= 0) return m->end_ns;
-    int64_t ns = m->base_ns + (int64_t)((double)(tick - m->base_tick) * m->ns_per_tick);
-    return ns < m->end_ns ? ns : m->end_ns;
+    if (m->identity) return (int64_t)tick;
+    if (VOR_UNLIKELY((int64_t)(tick - m->base_tick) < 0)) return vor_timeline_map(tick);
+    return m->base_ns + (int64_t)((double)(int64_t)(tick - m->base_tick) * m->ns_per_tick);
 }
 
 #endif /* VOR_CLOCK_H */

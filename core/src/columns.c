@@ -50,7 +50,7 @@ static uint32_t hash_name(const char *s, size_t n) {
 static size_t bounded_length(const char *s, const char *what) {
     size_t n = strnlen(s, VOR_MAX_NAME_BYTES + 1);
     if (n > VOR_MAX_NAME_BYTES) {
-        vor_log(VOR_LOG_NAME_TOO_LONG, "%s \"%.40s...\"", what, s);
+        vor_log(VOR_LOG_NAME_TOO_LONG, "%s \"%.*s...\"", what, (int)vor_utf8_cut(s, 40), s);
         n = vor_utf8_cut(s, VOR_MAX_NAME_BYTES);
     }
     return n;
@@ -77,7 +77,7 @@ static column_entry *find_locked(const char *name, size_t n, int create) {
         if (id1 == 0) {
             if (!create) return NULL;
             if (n_columns - n_system >= VOR_MAX_USER_COLUMNS) {
-                vor_log(VOR_LOG_TOO_MANY_COLUMNS, "\"%.*s\"", (int)(n > 60 ? 60 : n), name);
+                vor_log(VOR_LOG_TOO_MANY_COLUMNS, "\"%.*s\"", (int)vor_utf8_cut(name, n > 60 ? 60 : n), name);
                 return NULL;
             }
             column_entry *e = &entries[n_columns];
@@ -140,6 +140,14 @@ void vor_columns_end_session(void) {
     vor_mutex_unlock(&columns_lock);
 }
 
+/* fork(): the columns' lock is taken before and released after (session.c). */
+void vor_columns_fork(vor_fork_phase phase) {
+    if (phase == VOR_FORK_PREPARE)
+        pthread_mutex_lock(&columns_lock);
+    else
+        pthread_mutex_unlock(&columns_lock);
+}
+
 uint32_t vor_column_count(void) {
     return vor_atomic_load_acquire(&n_columns);
 }
@@ -167,7 +175,7 @@ void vor_record_metric(const char *name, double value) {
         vor_log(VOR_LOG_NAME_NULL, "vor_record_metric");
         return;
     }
-    if (!isfinite(value)) vor_log(VOR_LOG_VALUE_NOT_FINITE, "metric \"%.60s\"", name);
+    if (!isfinite(value)) vor_log(VOR_LOG_VALUE_NOT_FINITE, "metric \"%.*s\"", (int)vor_utf8_cut(name, 60), name);
     size_t n = bounded_length(name, "metric");
     vor_mutex_lock(&columns_lock);
     column_entry *e = find_locked(name, n, 1);
@@ -192,8 +200,8 @@ void vor_record_metric_unit(const char *name, const char *unit) {
         (strlen(e->column.unit) != un || strncmp(e->column.unit, unit, un) != 0)) {
         if (e->column.unit_version >= MAX_UNIT_CHANGES) {
             vor_mutex_unlock(&columns_lock);
-            vor_log(VOR_LOG_BAD_SETTING, "the unit of metric \"%.60s\" changed more than %d times; kept \"%s\"",
-                    name, MAX_UNIT_CHANGES, e->column.unit);
+            vor_log(VOR_LOG_BAD_SETTING, "the unit of metric \"%.*s\" changed more than %d times; kept \"%s\"",
+                    (int)vor_utf8_cut(name, 60), name, MAX_UNIT_CHANGES, e->column.unit);
             return;
         }
         char *copy = copy_string(unit, un);

@@ -1,8 +1,9 @@
 /* consumers.c: the list of outputs that receive each frame record.
  *
  * A fixed list (VOR_MAX_CONSUMERS) touched only under the frame lock. A consumer that
- * fails (disk full, unwritable file) is closed and reported once; the program and the
- * other consumers go on.
+ * fails (disk full, unwritable file) is closed and reported once, by its name (which the
+ * consumer may rewrite to say what failed), whichever other output failed before; the
+ * program and the other consumers go on.
  */
 #include <string.h>
 
@@ -26,7 +27,8 @@ void vor_consumers_frame(const vor_frame_record *record) {
     for (uint32_t i = 0; i < n_consumers;) {
         vor_consumer *c = &consumers[i];
         if (c->frame && c->frame(c->state, record) != 0) {
-            vor_log(VOR_LOG_CONSUMER_FAILED, "%s", c->name);
+            /* Each output's failure is reported (once: it is closed), naming its file. */
+            vor_log_each(VOR_LOG_CONSUMER_FAILED, "%s", c->name);
             if (c->close) c->close(c->state);
             remove_at(i);
             continue;

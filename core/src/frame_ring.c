@@ -160,6 +160,18 @@ void vor_frame_ring_end_session(void) {
     vor_mutex_unlock(&ring_lock);
 }
 
+/* fork(): the ring's lock is taken before and released after (session.c). In the child
+ * of a recording process the consumer list was forgotten: the next session adds the ring
+ * again. */
+void vor_frame_ring_fork(vor_fork_phase phase) {
+    if (phase == VOR_FORK_PREPARE) {
+        pthread_mutex_lock(&ring_lock);
+        return;
+    }
+    if (phase == VOR_FORK_CHILD) consumer_added = 0;
+    pthread_mutex_unlock(&ring_lock);
+}
+
 int vor_frame_ring_range(uint64_t *oldest_index, uint64_t *newest_index) {
     vor_mutex_lock(&ring_lock);
     int ok = count > 0;

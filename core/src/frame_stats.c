@@ -91,6 +91,14 @@ void vor_frame_stats_get(vor_frame_stats *out) {
     vor_mutex_unlock(&stats_lock);
 }
 
+/* fork(): the histogram's lock is taken before and released after (session.c). */
+void vor_frame_stats_fork(vor_fork_phase phase) {
+    if (phase == VOR_FORK_PREPARE)
+        pthread_mutex_lock(&stats_lock);
+    else
+        pthread_mutex_unlock(&stats_lock);
+}
+
 void vor_frame_stats_reset(void) {
     vor_mutex_lock(&stats_lock);
     memset(counts, 0, sizeof counts);

@@ -18,6 +18,7 @@
 #include "capture_writer.h"
 #include "chrome_json.h"
 #include "upload_stream.h"
+#include "utf8.h"
 #include "vor_internal.h"
 
 /* Reads a positive integer variable; 0 when unset, or when bad (after a warning). */
@@ -28,7 +29,8 @@ static uint64_t positive_env(const char *name) {
     errno = 0;
     unsigned long long v = strtoull(text, &end, 10);
     if (errno || end == text || *end != '\0' || v == 0 || text[0] == '-') {
-        vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.40s\" is not a positive whole number; ignored", name, text);
+        vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.*s\" is not a positive whole number; ignored", name,
+                     (int)vor_utf8_cut(text, 40), text);
         return 0;
     }
     return (uint64_t)v;
@@ -38,25 +40,13 @@ static int flag_env(const char *name) {
     const char *text = getenv(name);
     if (text == NULL || *text == '\0' || strcmp(text, "0") == 0) return 0;
     if (strcmp(text, "1") == 0) return 1;
-    vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.40s\" must be 0 or 1; ignored", name, text);
+    vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.*s\" must be 0 or 1; ignored", name, (int)vor_utf8_cut(text, 40), text);
     return 0;
 }
 
-/* Finishes the files at a normal exit that did not call vor_shutdown (a no-op after it).
- * Handlers registered later (C++ statics built afterwards) run before it and can still
- * record; _exit, abort and crashes skip it, which the file formats tolerate. */
-static void shutdown_at_exit(void) {
-    vor_session_exiting = 1;
-    /* Not in a child after fork() (the files are the parent's), and not from inside vor
-     * (exit() called by a logger while the frame lock is held): then the files stay in the
-     * crash-tolerant form. */
-    if (vor_session_forked || vor_frame_lock_held_here()) return;
-    vor_shutdown();
-}
-
-void vor_outputs_open_from_environment(void) {
-    static int exit_hook_registered;
+int vor_outputs_open_from_environment(void) {
     int files = 0;
+    vor_scope_limits_from_environment(); /* VOR_THREAD_SCOPES, VOR_MIN_DURATION_NS (scope_limits.c) */
     vor_frame_ring_begin_session();
 #if defined(VOR_PLATFORM_WASM)
     vor_browser_sink_open(); /* DevTools tracks: on by default in a browser (wasm/src/browser_sink.c) */
@@ -67,7 +57,7 @@ void vor_outputs_open_from_environment(void) {
     if (vor_session_forked && ((record && *record) || (trace && *trace))) {
         vor_log(VOR_LOG_BAD_ENVIRONMENT, "a process forked from the recording one does not write VOR_RECORD or "
                                          "VOR_TRACE (they are the parent's files)");
-        return;
+        return 0;
     }
     if (record && *record) {
         vor_capture_options options;
@@ -79,10 +69,8 @@ void vor_outputs_open_from_environment(void) {
     }
 
     files += vor_upload_open_from_environment(); /* VOR_UPLOAD: the live upload (upload_live.c) */
-    if (trace && *trace) files += vor_chrome_trace_open(trace, &(vor_chrome_trace_options){positive_env("VOR_TRACE_EVERY"), positive_env("VOR_TRACE_MAX_FRAMES"), 0});
-
-    if (files && !exit_hook_registered) {
-        exit_hook_registered = 1;
-        atexit(shutdown_at_exit);
-    }
+    if (trace && *trace)
+        files += vor_chrome_trace_open(trace, &(vor_chrome_trace_options){positive_env("VOR_TRACE_EVERY"),
+                                                                          positive_env("VOR_TRACE_MAX_FRAMES"), 0});
+    return files; /* session.c registers the exit hook that finishes them */
 }

@@ -39,8 +39,16 @@
 
 typedef pthread_mutex_t vor_mutex;
 #define VOR_MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
-#define vor_mutex_lock(m) pthread_mutex_lock(m)
-#define vor_mutex_unlock(m) pthread_mutex_unlock(m)
+/* Every lock of the core is taken and released with these (log.c): they count the locks
+ * the calling thread holds, so that the logger is never called while it holds one. The
+ * fork handlers (session.c) take the locks with the raw pthread calls. */
+VOR_HIDDEN void vor_mutex_lock(vor_mutex *m);
+VOR_HIDDEN void vor_mutex_unlock(vor_mutex *m);
+
+/* fork() (Linux): every file that owns a lock has a hook that session.c's pthread_atfork
+ * handlers call in one global order (see there): PREPARE takes the lock, PARENT releases
+ * it, CHILD resets what the child does not inherit (other threads) and releases it. */
+typedef enum vor_fork_phase { VOR_FORK_PREPARE, VOR_FORK_PARENT, VOR_FORK_CHILD } vor_fork_phase;
 
 /* Relaxed/acquire/release atomics on plain integers, through the compiler builtins so
  * that the same code is C11 without <stdatomic.h> types in shared structs. */

@@ -95,6 +95,10 @@ static int window_reserve(vor_reader *r, size_t capacity) {
     return 1;
 }
 
+void vor_reader_set_max_frame_scopes(vor_reader *r, uint64_t max) {
+    if (r) r->max_frame_scopes = max;
+}
+
 int vor_reader_feed(vor_reader *r, const void *bytes, size_t n) {
     if (r == NULL || !r->is_memory || r->state < 0) return 0;
     if (r->finished) return 1; /* nothing after an end record is read: not kept either */

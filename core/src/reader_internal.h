@@ -97,6 +97,7 @@ struct vor_reader {
     uint32_t frame_threads_capacity;
     vor_reader_scope *scopes;
     uint64_t scopes_capacity;
+    uint64_t max_frame_scopes; /* 0 = the record size is the only bound */
     vor_reader_drop *drops;
     uint64_t drops_capacity;
 };

@@ -351,6 +351,11 @@ static reader_decode_status read_flame(decode *d, uint64_t at, vor_reader_frame 
         if (in->failed || id > 0xFFFFFFFFu || n > vor_in_left(in) / 4 || n_open > VOR_CAPTURE_MAX_OPEN_SCOPES ||
             n_open > vor_in_left(in) / 2)
             return malformed(d, "malformed flame frame in a frame record");
+        if (r->max_frame_scopes && total + n + n_open > r->max_frame_scopes) { /* before allocating */
+            vor_reader_fail(r, at, "frame %llu holds more than %llu scopes, the limit set for this reader",
+                            (unsigned long long)f->index, (unsigned long long)r->max_frame_scopes);
+            return DECODE_FATAL;
+        }
         if (!grow_frame_array((void **)&r->scopes, &r->scopes_capacity, total + n + n_open, sizeof *r->scopes,
                               VOR_READER_MAX_RECORD_BYTES / 2))
             return out_of_memory(d, at, "scopes");

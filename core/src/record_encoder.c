@@ -111,7 +111,7 @@ void vor_encode_capture_header(vor_out *out, const vor_capture_header_info *info
     vor_out_u8(&body, clock.cross_origin_isolated < 0   ? VOR_ISOLATION_UNKNOWN
                       : clock.cross_origin_isolated > 0 ? VOR_ISOLATION_YES
                                                         : VOR_ISOLATION_NO);
-    vor_out_f64le(&body, vor_empty_span_ns_locked());
+    vor_out_f64le(&body, vor_scope_self_cost_ns_locked());
     vor_out_f64le(&body, vor_pending_function_span_ns());
 
     size_t start = out->size;

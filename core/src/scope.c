@@ -31,6 +31,25 @@ int vor_scope_begin_unchecked(vor_site *site) {
     return 1;
 }
 
+void vor_scope_pop_slow(vor_thread *t, uint64_t end) {
+    uint32_t d = t->depth;
+    if (d == 0) {
+        vor_atomic_store_relaxed(&t->unbalanced, t->unbalanced + 1);
+        return;
+    }
+    d--;
+    if (d >= VOR_MAX_DEPTH) {
+        vor_atomic_store_relaxed(&t->dropped_deep, t->dropped_deep + 1);
+    } else if (end - t->open[d].start < vor_atomic_load_relaxed(&vor_min_duration_ticks)) {
+        vor_atomic_store_relaxed(&t->filtered, t->filtered + 1);
+    } else if (!vor_ring_make_room(t, d)) {
+        vor_atomic_store_relaxed(&t->dropped_full, t->dropped_full + 1);
+    } else {
+        vor_scope_append(t, t->head, d, end);
+    }
+    vor_atomic_store_release(&t->depth, d);
+}
+
 void vor_scope_end(void) {
     uint64_t end = vor_clock_ticks();
     vor_thread *t = vor_tls_thread;

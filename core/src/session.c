@@ -7,6 +7,7 @@
  * opens frame 0. vor_disable()/vor_enable() pause and resume inside a session; resuming
  * opens a new frame so a pause does not show up as one enormous frame.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -41,17 +42,54 @@ int vor_frame_lock_held_here(void) {
     return frame_lock_held;
 }
 
-/* fork(): the child must not write into the parent's capture and trace (their file
- * offsets are shared) nor finish them at its exit, and must not find the frame lock held
- * by a thread that does not exist in it. The lock is taken around fork(); in the child of
- * a recording process, collection stops, the outputs are forgotten without a byte
- * written, and a session the child starts gets no file outputs. */
+/* ---- fork() ---------------------------------------------------------------------------
+ *
+ * A child starts with one thread, the one that called fork(), and a copy of every lock:
+ * a lock another thread held at that instant would stay held in the child for ever. So
+ * every lock of the core is taken before fork() and released after it, in the parent and
+ * in the child, in one global order that is also the order in which code nests them
+ * (an outer lock is never taken while an inner one is held):
+ *
+ *   1. the frame lock (session.c): frame assembly, flush, setup, session start and end,
+ *      calibration, counters; everything below may be taken under it;
+ *   2. the thread registry (thread_registry.c);
+ *   3. the site table (sites.c);
+ *   4. the columns (columns.c);
+ *   5. the frame ring (frame_ring.c);
+ *   6. the frame statistics (frame_stats.c);
+ *   7. the /proc/self/statm reader (system_metrics_linux.c).
+ * 2 to 7 are leaves: nothing else is taken while one is held, and none is held while
+ * user code runs, so the wait in the prepare handler is bounded. The logger's lock
+ * (log.c) is the exception: it is held while the user's logger runs, which may itself
+ * wait for the forking thread, so it is not taken; the child starts with it free. The
+ * pthread_once controls (clock, thread exit key, CRC tables, these handlers) need nothing:
+ * glibc reruns in the child an initialiser that a fork() interrupted.
+ *
+ * In the child, the other threads' buffers are collected like those of exited threads;
+ * the statm descriptor (it names the parent's /proc entry) is reopened; and the child of
+ * a recording process neither writes into the parent's capture and trace (their file
+ * offsets are shared) nor finishes them at its exit: collection stops, the outputs are
+ * forgotten without a byte written, and a session the child starts gets no file outputs.
+ *
+ * The handlers are installed when the library is loaded, so that a fork() before the
+ * first session (while another thread already records metrics) is covered too. */
+#if defined(VOR_PLATFORM_LINUX)
+static void (*const fork_hooks[])(vor_fork_phase) = {
+    vor_threads_fork, vor_sites_fork, vor_columns_fork, vor_frame_ring_fork, vor_frame_stats_fork, vor_system_fork,
+};
+enum { FORK_HOOKS = sizeof fork_hooks / sizeof fork_hooks[0] };
+
 static void before_fork(void) {
-    if (!frame_lock_held) vor_mutex_lock(&vor_frame_lock);
+    vor_log_fork(VOR_FORK_PREPARE);
+    /* Held here already when fork() is called from a consumer (under vor_frame_mark). */
+    if (!frame_lock_held) pthread_mutex_lock(&vor_frame_lock);
+    for (int i = 0; i < FORK_HOOKS; i++) fork_hooks[i](VOR_FORK_PREPARE);
 }
 
 static void after_fork_parent(void) {
-    if (!frame_lock_held) vor_mutex_unlock(&vor_frame_lock);
+    for (int i = FORK_HOOKS - 1; i >= 0; i--) fork_hooks[i](VOR_FORK_PARENT);
+    if (!frame_lock_held) pthread_mutex_unlock(&vor_frame_lock);
+    vor_log_fork(VOR_FORK_PARENT);
 }
 
 static void after_fork_child(void) {
@@ -63,12 +101,45 @@ static void after_fork_child(void) {
         vor_session_now.active = 0;
         vor_session_forked = 1;
     }
-    if (!frame_lock_held) vor_mutex_unlock(&vor_frame_lock);
+    for (int i = FORK_HOOKS - 1; i >= 0; i--) fork_hooks[i](VOR_FORK_CHILD);
+    if (!frame_lock_held) pthread_mutex_unlock(&vor_frame_lock);
+    vor_log_fork(VOR_FORK_CHILD);
 }
+#endif
 
 static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
 static void install_fork_handlers(void) {
+#if defined(VOR_PLATFORM_LINUX)
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+#endif
+}
+
+__attribute__((constructor)) static void install_fork_handlers_at_load(void) {
+    pthread_once(&fork_handlers_once, install_fork_handlers);
+}
+
+/* ---- Exit ------------------------------------------------------------------------------
+ *
+ * At a normal exit that did not call vor_shutdown, the hook finishes the files (the
+ * capture's last frames and end record, the trace's closing "]"). It is registered when a
+ * session first opens a file output; handlers registered later (C++ statics built
+ * afterwards) run before it and can still record; _exit, abort and crashes skip it, which
+ * the file formats tolerate. exit() from a logger callback is a normal exit: the logger
+ * never runs under a vor lock (log.c), so the hook finds the frame lock free. */
+static void shutdown_at_exit(void) {
+    vor_session_exiting = 1;
+    /* Not in a child after fork() (the files are the parent's). Not from a signal handler
+     * that interrupted this thread inside vor_frame_mark (the frame lock held here, an
+     * output half-way through a frame): then the files stay in the crash-tolerant form. */
+    if (vor_session_forked || vor_frame_lock_held_here()) return;
+    vor_shutdown();
+}
+
+static void register_exit_hook(void) {
+    static int registered; /* under the frame lock */
+    if (registered) return;
+    registered = 1;
+    atexit(shutdown_at_exit);
 }
 
 unsigned vor_version_number(void) {
@@ -136,7 +207,7 @@ static void start_session(void) {
     vor_system_begin_session();
     vor_frames_begin_session();
     vor_session_now.active = 1;
-    vor_outputs_open_from_environment();
+    if (vor_outputs_open_from_environment() > 0) register_exit_hook();
 }
 
 void vor_enable(void) {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "vor_internal.h"
 
 #if defined(VOR_PLATFORM_LINUX)
@@ -45,8 +46,8 @@ uint32_t vor_site_register(vor_site *site) {
     if (site->id != 0) return site->id;
     if (site->name == NULL) function_site_name(site);
     if (strnlen(site->name, VOR_MAX_NAME_BYTES + 1) > VOR_MAX_NAME_BYTES)
-        vor_log(VOR_LOG_NAME_TOO_LONG, "scope \"%.40s...\" (outputs keep %u bytes)", site->name,
-                (unsigned)VOR_MAX_NAME_BYTES);
+        vor_log(VOR_LOG_NAME_TOO_LONG, "scope \"%.*s...\" (outputs keep %u bytes)", (int)vor_utf8_cut(site->name, 40),
+                site->name, (unsigned)VOR_MAX_NAME_BYTES);
     vor_mutex_lock(&site_lock);
     uint32_t id = 0;
     if (site_count >= VOR_MAX_SITES) {
@@ -71,6 +72,14 @@ uint32_t vor_site_register(vor_site *site) {
     vor_atomic_store_release(&site_count, site_count + 1);
     vor_mutex_unlock(&site_lock);
     return id;
+}
+
+/* fork(): the table's lock is taken before and released after (session.c). */
+void vor_sites_fork(vor_fork_phase phase) {
+    if (phase == VOR_FORK_PREPARE)
+        pthread_mutex_lock(&site_lock);
+    else
+        pthread_mutex_unlock(&site_lock);
 }
 
 uint32_t vor_site_count(void) {

@@ -67,6 +67,20 @@ static int read_cpu_ns(uint64_t *ns) {
     return 1;
 }
 
+/* fork(): the reader's lock is taken before and released after (session.c). The child
+ * closes the descriptor, which reads the parent's /proc entry, and opens its own. */
+void vor_system_fork(vor_fork_phase phase) {
+    if (phase == VOR_FORK_PREPARE) {
+        pthread_mutex_lock(&statm_lock);
+        return;
+    }
+    if (phase == VOR_FORK_CHILD && statm_fd >= 0) {
+        close(statm_fd);
+        statm_fd = -1;
+    }
+    pthread_mutex_unlock(&statm_lock);
+}
+
 uint64_t vor_current_memory_bytes(void) {
     uint64_t bytes = 0;
     return read_statm_rss(&bytes) ? bytes : 0;

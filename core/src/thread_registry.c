@@ -1,14 +1,14 @@
 /* thread_registry.c: creates, names, finds and frees the per-thread buffers.
  *
- * A thread gets its buffer on its first recorded scope (or vor_set_thread_name): one
- * allocation of thread_buffer_scopes events, never grown. The registry is a fixed array
- * of slots that the frame thread walks; registration takes a mutex (once per thread).
- * When a thread exits, a pthread key destructor marks its buffer; the frame thread
- * drains what it wrote, counts scopes it left open and frees the buffer, so the slot is
- * reused and memory stays bounded by max_threads buffers.
+ * A thread gets its buffer on its first recorded scope: the thread record and its ring
+ * (thread_ring.c). The registry is a fixed array of slots that the frame thread walks;
+ * registration takes a mutex (once per thread).
+ * When a thread exits, a pthread key destructor notes when and how deep its stack was; the
+ * frame thread drains what it wrote, closes the scopes it left open (frame_threads.c) and
+ * frees the buffer, so the slot is reused and memory stays bounded by max_threads buffers.
  *
  * Buffers of live threads survive vor_shutdown() (their threads still hold pointers to
- * them); the next session discards events older than its start.
+ * them); the next session discards events that ended before its start.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,8 @@
 #include <sys/syscall.h>
 #endif
 
+#include "clock.h"
+#include "utf8.h"
 #include "vor_internal.h"
 
 uint64_t vor_refused_scopes;
@@ -48,6 +50,7 @@ static uint32_t exited_names_next;
 
 static void on_thread_exit(void *arg) {
     vor_thread *t = arg;
+    t->exit_tick = vor_clock_ticks();
     t->open_at_exit = t->depth;
     vor_tls_thread = NULL;
     /* No longer counted against max_threads: a program that starts and ends many short
@@ -55,8 +58,9 @@ static void on_thread_exit(void *arg) {
     vor_mutex_lock(&registry_lock);
     live_threads--;
     exited_threads++;
-    vor_mutex_unlock(&registry_lock);
+    /* Under the lock, with the counts: a fork() sees both or neither. */
     vor_atomic_store_release(&t->exited, 1);
+    vor_mutex_unlock(&registry_lock);
 }
 
 static void create_exit_key(void) {
@@ -79,11 +83,17 @@ static int is_main_thread(void) {
 #endif
 }
 
-static void copy_name(char *dst, const char *src) {
-    size_t n = strlen(src);
-    if (n > VOR_THREAD_NAME_BYTES - 1) n = VOR_THREAD_NAME_BYTES - 1;
+/* Copies a name into `cap` bytes (cap >= 1), cut at a UTF-8 character boundary: every
+ * copy of a thread name (stored, or handed to an output or a caller's buffer) is cut by
+ * this one rule (utf8.h), so no output ever holds part of a character. */
+static void copy_name_cut(char *dst, size_t cap, const char *src) {
+    size_t n = vor_utf8_cut(src, cap - 1);
     memcpy(dst, src, n);
     dst[n] = '\0';
+}
+
+static void copy_name(char *dst, const char *src) {
+    copy_name_cut(dst, VOR_THREAD_NAME_BYTES, src);
 }
 
 vor_thread *vor_thread_attach(void) {
@@ -111,19 +121,14 @@ vor_thread *vor_thread_attach(void) {
     }
 
     vor_thread *t = aligned_alloc(64, (sizeof(vor_thread) + 63) & ~(size_t)63);
-    uint32_t capacity = vor_settings_now.thread_buffer_scopes;
-    vor_event *events = malloc((size_t)capacity * sizeof(vor_event));
-    if (t == NULL || events == NULL) {
+    if (t) memset(t, 0, sizeof *t);
+    if (t == NULL || !vor_ring_init(t)) {
         vor_mutex_unlock(&registry_lock);
         free(t);
-        free(events);
         refused = 1;
-        vor_log(VOR_LOG_OUT_OF_MEMORY, "thread buffer of %u scopes", capacity);
+        vor_log(VOR_LOG_OUT_OF_MEMORY, "a thread's buffer");
         return NULL;
     }
-    memset(t, 0, sizeof *t);
-    t->events = events;
-    t->mask = capacity - 1;
     t->slot = slot;
     t->thread_id = next_thread_id++;
     t->os_tid = current_os_tid();
@@ -162,19 +167,14 @@ void vor_thread_release(vor_thread *t) {
     vor_atomic_store_release(&slots[t->slot], NULL);
     exited_threads--;
     vor_mutex_unlock(&registry_lock);
-    free(t->events);
+    vor_ring_free(t);
     free(t);
 }
 
 uint32_t vor_thread_copy_name(const vor_thread *t, char *out, size_t cap) {
     vor_mutex_lock(&registry_lock);
     uint32_t version = t->name_version;
-    if (cap > 0) {
-        size_t n = strlen(t->name);
-        if (n >= cap) n = cap - 1;
-        memcpy(out, t->name, n);
-        out[n] = '\0';
-    }
+    if (cap > 0) copy_name_cut(out, cap, t->name);
     vor_mutex_unlock(&registry_lock);
     return version;
 }
@@ -197,14 +197,34 @@ int vor_thread_name_by_id(uint32_t thread_id, char *out, size_t cap, uint64_t *o
         }
     }
     if (name && cap > 0) {
-        size_t len = strlen(name);
-        if (len >= cap) len = cap - 1;
-        memcpy(out, name, len);
-        out[len] = '\0';
+        copy_name_cut(out, cap, name);
         found = 1;
     }
     vor_mutex_unlock(&registry_lock);
     return found;
+}
+
+/* fork(): the registry's lock is taken before and released after (session.c). In the
+ * child only the forking thread exists: the other threads' buffers are collected like
+ * those of threads that exited (by the child's next frame, or its session's end); their
+ * open scopes are not counted as open at exit, since those threads go on in the parent. */
+void vor_threads_fork(vor_fork_phase phase) {
+    if (phase == VOR_FORK_PREPARE) {
+        pthread_mutex_lock(&registry_lock);
+        return;
+    }
+    if (phase == VOR_FORK_CHILD) {
+        vor_thread *self = vor_tls_thread;
+        for (uint32_t i = 0; i < slot_count; i++) {
+            vor_thread *t = slots[i];
+            if (t == NULL || t == self || t->exited) continue;
+            t->open_at_exit = 0;
+            live_threads--;
+            exited_threads++;
+            t->exited = 1;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
 }
 
 uint32_t vor_threads_registered(void) {
@@ -216,8 +236,9 @@ void vor_set_thread_name(const char *name) {
         vor_log(VOR_LOG_NAME_NULL, "vor_set_thread_name");
         return;
     }
-    if (strlen(name) > VOR_THREAD_NAME_BYTES - 1)
-        vor_log(VOR_LOG_NAME_TOO_LONG, "thread name \"%.40s...\" (thread names keep 63 bytes)", name);
+    if (strnlen(name, VOR_MAX_THREAD_NAME_BYTES + 1) > VOR_MAX_THREAD_NAME_BYTES)
+        vor_log(VOR_LOG_NAME_TOO_LONG, "thread name \"%.*s...\" kept as its first %u bytes", (int)vor_utf8_cut(name, 40),
+                name, (unsigned)vor_utf8_cut(name, VOR_MAX_THREAD_NAME_BYTES));
     copy_name(pending_name, name);
     vor_thread *t = vor_tls_thread;
     if (t == NULL) return; /* applied when the thread's buffer is created */

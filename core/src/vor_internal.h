@@ -29,7 +29,7 @@
 #define VOR_MAX_MAX_THREADS 1024u
 #define VOR_DEFAULT_MAX_FRAME_SCOPES 262144u
 #define VOR_MAX_MAX_FRAME_SCOPES 16777216u
-#define VOR_THREAD_NAME_BYTES 64u
+#define VOR_THREAD_NAME_BYTES (VOR_MAX_THREAD_NAME_BYTES + 1u) /* with its NUL */
 #define VOR_SYSTEM_COLUMNS_MAX 8u
 
 typedef struct vor_settings {
@@ -64,7 +64,17 @@ VOR_HIDDEN void vor_log_n(vor_log_item item, uint64_t n);
 /* Forgets which items were reported and their counts (a new session). */
 VOR_HIDDEN void vor_log_reset(void);
 
-/* ---- Thread buffers (thread_buffer.c) ---------------------------------------------- */
+/* ---- fork() hooks (called by session.c's pthread_atfork handlers, in its order) ------- */
+
+VOR_HIDDEN void vor_log_fork(vor_fork_phase phase);
+VOR_HIDDEN void vor_threads_fork(vor_fork_phase phase);     /* thread_registry.c */
+VOR_HIDDEN void vor_sites_fork(vor_fork_phase phase);       /* sites.c */
+VOR_HIDDEN void vor_columns_fork(vor_fork_phase phase);     /* columns.c */
+VOR_HIDDEN void vor_frame_ring_fork(vor_fork_phase phase);  /* frame_ring.c */
+VOR_HIDDEN void vor_frame_stats_fork(vor_fork_phase phase); /* frame_stats.c */
+VOR_HIDDEN void vor_system_fork(vor_fork_phase phase);      /* system_metrics_<platform>.c */
+
+/* ---- Thread buffers (thread_registry.c, thread_ring.c) ----------------------------- */
 
 typedef struct vor_event {
     vor_site *site;
@@ -74,29 +84,59 @@ typedef struct vor_event {
     uint32_t reserved;
 } vor_event;
 
+/* An open scope on its thread's stack. The owner writes `start` then `site` (release
+ * stores) before publishing the depth, so the frame thread, reading start, site, start
+ * again, knows whether a pair it read is one scope's (frame_threads.c). */
 typedef struct vor_open_scope {
-    vor_site *site;
-    uint64_t start;
+    uint64_t start; /* atomic */
+    vor_site *site; /* atomic */
 } vor_open_scope;
+
+/* The ring is a circle of chunks of VOR_RING_CHUNK_EVENTS events: a thread starts with one
+ * and links in more (up to its bound) when it needs room, so a thread that records little
+ * costs little and no event ever moves (thread_ring.c). */
+#define VOR_RING_CHUNK_EVENTS 1024u
+typedef struct vor_chunk {
+    struct vor_chunk *next; /* atomic: the chunk after this one in the circle */
+    uint64_t base;          /* atomic: index of the first event it holds now */
+    vor_event events[VOR_RING_CHUNK_EVENTS];
+} vor_chunk;
 
 typedef struct vor_thread {
     /* Written by the owning thread only (the producer). */
-    uint64_t head;       /* events written; atomic, released after each event */
-    uint64_t tail_cache; /* the producer's last view of `tail` */
-    uint64_t mask;       /* capacity - 1 */
-    vor_event *events;
-    uint32_t depth;      /* open scopes, including ones too deep to record */
-    uint32_t reserved;
-    uint64_t dropped_full; /* atomic, single writer: ring full */
-    uint64_t dropped_deep; /* atomic, single writer: deeper than VOR_MAX_DEPTH */
-    uint64_t unbalanced;   /* atomic, single writer: end with nothing open */
+    uint64_t head;           /* events written; atomic, released after each event */
+    uint64_t fast_limit;     /* below it the current chunk has room and the ring keeps
+                                VOR_MAX_DEPTH free: one compare on the hot path */
+    vor_event *chunk_events; /* the current chunk's events */
+    vor_chunk *chunk;        /* the current chunk */
+    uint64_t chunk_end;      /* index one past the current chunk */
+    uint64_t tail_cache;     /* the producer's last view of `tail` */
+    uint32_t n_chunks;       /* chunks in the circle */
+    uint32_t depth;          /* atomic: open scopes, including ones too deep to record */
+    uint64_t dropped_full;   /* atomic, single writer: no room in the ring */
+    uint64_t dropped_deep;   /* atomic, single writer: deeper than VOR_MAX_DEPTH */
+    uint64_t filtered;       /* atomic, single writer: shorter than VOR_MIN_DURATION_NS */
+    uint64_t unbalanced;     /* atomic, single writer: end with nothing open */
+    uint64_t exit_tick;      /* when the thread exited (valid once `exited` is seen) */
     vor_open_scope open[VOR_MAX_DEPTH];
 
     /* Written by the frame thread only (the consumer), on its own cache line. */
     _Alignas(64) uint64_t tail; /* events consumed; atomic */
+    vor_chunk *read_chunk;      /* the chunk holding index read_base.. read_base + chunk */
+    uint64_t read_base;
     uint64_t dropped_full_seen;
     uint64_t dropped_deep_seen;
+    uint64_t filtered_seen;
     uint64_t unbalanced_seen;
+    /* Its open scopes at the frame's end being assembled (frame_threads.c). */
+    vor_site *snap_site[VOR_MAX_DEPTH];
+    uint64_t snap_start[VOR_MAX_DEPTH];
+    /* The starts of its scopes open at earlier frames' ends and the ns they were given: a
+     * tick maps to the same ns every time, so a scope open for longer than the timeline's
+     * history keeps the ns it was first given. */
+    uint32_t seen_valid; /* 0: nothing below is from this session */
+    uint64_t seen_start[VOR_MAX_DEPTH];
+    int64_t seen_start_ns[VOR_MAX_DEPTH];
 
     /* Registry fields, under the registry lock except where noted. */
     uint32_t slot;
@@ -127,11 +167,62 @@ VOR_HIDDEN int vor_thread_name_by_id(uint32_t thread_id, char *out, size_t cap, 
 /* Number of threads that registered since the process started. */
 VOR_HIDDEN uint32_t vor_threads_registered(void);
 
+/* The ring (thread_ring.c). */
+/* Sets up an empty ring of one chunk; 0 if out of memory. */
+VOR_HIDDEN int vor_ring_init(vor_thread *t);
+/* Frees every chunk (the thread exited and was drained). */
+VOR_HIDDEN void vor_ring_free(vor_thread *t);
+/* Producer, when head reached fast_limit: 1 if an event at depth `depth` fits while the
+ * ring keeps room for its `depth` open ancestors (adding a chunk if the bound allows,
+ * moving to the next chunk); 0: no room, the event is dropped. */
+VOR_HIDDEN int vor_ring_make_room(vor_thread *t, uint32_t depth);
+/* Consumer: reads events in index order from the thread's read position. */
+typedef struct vor_ring_cursor {
+    vor_chunk *chunk;
+    uint64_t base;
+} vor_ring_cursor;
+VOR_HIDDEN vor_ring_cursor vor_ring_reader(vor_thread *t);
+/* Moves the cursor forward to the chunk holding `index`. */
+VOR_HIDDEN void vor_ring_cross(vor_ring_cursor *c, uint64_t index);
+/* The event at `index` (>= the cursor's, below a head read with acquire); moves forward.
+ * Inline: the frame thread reads every event through it. */
+static inline const vor_event *vor_ring_peek(vor_ring_cursor *c, uint64_t index) {
+    if (VOR_UNLIKELY(index - c->base >= VOR_RING_CHUNK_EVENTS)) vor_ring_cross(c, index);
+    return &c->chunk->events[index - c->base];
+}
+/* The first index in [tail, head) whose event ended after `tick` (events are in end
+ * order), head if none. */
+VOR_HIDDEN uint64_t vor_ring_ended_by(vor_thread *t, uint64_t head, uint64_t tick);
+/* Marks events up to `tail` read (their slots go back to the producer). */
+VOR_HIDDEN void vor_ring_consume(vor_thread *t, uint64_t tail);
+
+/* The producer's position, saved and restored around calibration batches. */
+typedef struct vor_producer_state {
+    uint64_t head, fast_limit, chunk_end, chunk_base, dropped_full, dropped_deep, filtered;
+    vor_event *chunk_events;
+    vor_chunk *chunk;
+    uint32_t depth;
+} vor_producer_state;
+VOR_HIDDEN void vor_producer_save(const vor_thread *t, vor_producer_state *out);
+VOR_HIDDEN void vor_producer_restore(vor_thread *t, const vor_producer_state *in);
+
 /* vor_scope_begin without its checks (collecting, NULL): calibration times the path. */
 VOR_HIDDEN int vor_scope_begin_unchecked(vor_site *site);
 
 /* Scopes refused because their thread could not get a buffer (atomic). */
 extern VOR_HIDDEN uint64_t vor_refused_scopes;
+
+/* ---- Capacities and filter from the environment (scope_limits.c) ---------------------- */
+
+/* The bound of each thread's ring in this session (events, a power of two): the setting,
+ * or VOR_THREAD_SCOPES. Read by producers when they need a chunk. */
+extern VOR_HIDDEN uint32_t vor_thread_scopes_bound;
+/* Scopes shorter than this many ticks are not recorded (VOR_MIN_DURATION_NS); 0 = all. */
+extern VOR_HIDDEN uint64_t vor_min_duration_ticks;
+/* Reads VOR_THREAD_SCOPES and VOR_MIN_DURATION_NS (session start, frame lock held). */
+VOR_HIDDEN void vor_scope_limits_from_environment(void);
+/* Back to the settings' values, no filter (session start and end). */
+VOR_HIDDEN void vor_scope_limits_reset(void);
 
 /* ---- Sites (sites.c) ------------------------------------------------------------------ */
 
@@ -249,8 +340,9 @@ VOR_HIDDEN void vor_consumers_forget_all(void);
 /* The browser's DevTools sink (wasm/src/browser_sink.c), opened at session start. */
 VOR_HIDDEN void vor_browser_sink_open(void);
 
-/* Opens the outputs the environment asks for (VOR_RECORD, VOR_TRACE, ...). */
-VOR_HIDDEN void vor_outputs_open_from_environment(void);
+/* Opens the outputs the environment asks for (VOR_RECORD, VOR_TRACE, ...); returns the
+ * number of files it opened. */
+VOR_HIDDEN int vor_outputs_open_from_environment(void);
 
 /* ---- Session (session.c) ------------------------------------------------------------ */
 
@@ -279,6 +371,7 @@ VOR_HIDDEN int vor_frame_lock_held_here(void);
 VOR_HIDDEN int vor_frames_begin_session(void);
 VOR_HIDDEN void vor_frames_end_session(void);
 VOR_HIDDEN void vor_frames_restart(void); /* resuming after vor_disable */
+
 
 /* ---- Clock facts for outputs (clock.c) ------------------------------------------------- */
 
@@ -313,6 +406,9 @@ VOR_HIDDEN const char *vor_process_name(void);
 
 /* The measured empty-scope cost, 0 if never measured; the frame lock must be held. */
 VOR_HIDDEN double vor_empty_span_ns_locked(void);
+/* What one empty child scope adds to its parent's self time: the empty span minus the
+ * child's own measured span (calibrate.c); 0 if never measured. The frame lock must be held. */
+VOR_HIDDEN double vor_scope_self_cost_ns_locked(void);
 /* The same for one -finstrument-functions call (enter + exit hooks); 0 if never measured. */
 VOR_HIDDEN double vor_function_span_ns_locked(void);
 

@@ -60,10 +60,15 @@ vor_reader *cli_reader_open(int fd, const char *path, char name[CLI_READER_NAME_
     snprintf(name, CLI_READER_NAME_BYTES, "/proc/self/fd/%d", fd);
     struct stat proc_st, fd_st;
     /* Only when /proc shows this very file (a chroot or container may lack /proc). */
+    vor_reader *r;
     if (stat(name, &proc_st) == 0 && fstat(fd, &fd_st) == 0 && proc_st.st_dev == fd_st.st_dev &&
-        proc_st.st_ino == fd_st.st_ino)
-        return vor_reader_open(name, err, err_cap);
-    vor_reader *r = vor_reader_open(path, err, err_cap);
+        proc_st.st_ino == fd_st.st_ino) {
+        r = vor_reader_open(name, err, err_cap);
+        vor_reader_set_max_frame_scopes(r, STACKS_DEFAULT_MAX_FRAME_SCOPES);
+        return r;
+    }
+    r = vor_reader_open(path, err, err_cap);
+    vor_reader_set_max_frame_scopes(r, STACKS_DEFAULT_MAX_FRAME_SCOPES);
     /* The reader's messages start with the path: stripped when short enough to be whole. */
     size_t n = strlen(path);
     if (n < CLI_READER_NAME_BYTES) memcpy(name, path, n + 1);
@@ -123,11 +128,49 @@ int cli_capture_next(cli_capture *c, vor_reader_frame *frame) {
         return 1;
     }
     if (st == VOR_READ_NOTHING_YET) return 0;
-    cli_fail(CLI_EXIT_USAGE, c->cmd, c->path, "%s", cli_strip_path_prefix(vor_reader_error(c->reader), c->reader_name));
+    char message[1200];
+    cli_fail(CLI_EXIT_USAGE, c->cmd, c->path, "%s", cli_reader_message(c->reader, c->reader_name, message, sizeof message));
     return -1;
+}
+
+void cli_capture_set_max_frame_scopes(cli_capture *c, uint64_t max) { vor_reader_set_max_frame_scopes(c->reader, max); }
+
+/* The reader's text for "the limit set for this reader" (reader.c / record_decoder.c). */
+#define READER_LIMIT_TEXT "the limit set for this reader"
+
+const char *cli_reader_message(const vor_reader *r, const char *reader_name, char *buf, size_t cap) {
+    const char *message = cli_strip_path_prefix(vor_reader_error(r), reader_name);
+    size_t len = cli_append(buf, cap, 0, "%s", message);
+    if (strstr(message, READER_LIMIT_TEXT))
+        cli_append(buf, cap, len, "; --max-frame-scopes raises it, up to %u, if the capture is genuine (about %u "
+                   "bytes of memory per scope)", STACKS_LIMIT_MAX_FRAME_SCOPES, STACKS_BYTES_PER_SCOPE);
+    return buf;
 }
 
 void cli_capture_close(cli_capture *c) {
     vor_reader_close(c->reader);
     c->reader = NULL;
+}
+
+int cli_parse_max_frame_scopes(const char *cmd, const char *text, uint64_t *out) {
+    *out = STACKS_DEFAULT_MAX_FRAME_SCOPES;
+    if (!text) return 0;
+    if (cli_parse_u64(text, 1, STACKS_LIMIT_MAX_FRAME_SCOPES, out) == 0) return 0;
+    cli_usage_error(cmd, "--max-frame-scopes needs a number from 1 to %u, not '%s'", STACKS_LIMIT_MAX_FRAME_SCOPES, text);
+    return -1;
+}
+
+int cli_stacks_add(const char *cmd, const cli_capture *c, stacks *s, const vor_reader_frame *f) {
+    int rc = stacks_add_frame(s, c->reader, f);
+    if (rc == STACKS_OK) return 0;
+    if (rc == STACKS_NO_MEMORY)
+        return cli_fail(CLI_EXIT_USAGE, cmd, c->path, "out of memory reading the scopes of frame %llu",
+                        (unsigned long long)f->index);
+    char n[NUMFMT_BYTES], max[NUMFMT_BYTES];
+    numfmt_count(n, s->frame_scopes);
+    numfmt_count(max, s->opt.max_frame_scopes);
+    return cli_fail(CLI_EXIT_USAGE, cmd, c->path,
+                    "frame %llu holds %s scopes, more than the %s one frame may have here (--max-frame-scopes; "
+                    "about %u bytes of memory each): raise it, up to %u, if the capture is genuine",
+                    (unsigned long long)f->index, n, max, STACKS_BYTES_PER_SCOPE, STACKS_LIMIT_MAX_FRAME_SCOPES);
 }

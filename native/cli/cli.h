@@ -14,12 +14,11 @@
  *                   capture and its frames with messages that name the file
  *   quantile.c      p95 of a stream of doubles in bounded memory (exact, then a histogram)
  *   metric_stats.c  per-column count / min / mean / p95 / max, non-finite values counted
- *   name_table.c    interned strings (scope and thread names) -> dense ids
- *   stack_trie.c    the hash of name paths: one node per distinct stack, bounded
- *   scope_tree.c    end-order scopes with depths -> parent/child relations and self times
- *   scope_order.c   end order -> begin order (parents first) within one frame
- *   frame_scopes.c  feeds a reader frame's scopes to a scope_tree (site and thread names)
- *   folded.c        writes a stack_trie as folded stacks `a;b;c value`
+ *   name_table.c    interned strings (scope names) -> dense ids
+ *   id_map.c        sparse 32-bit ids (sites, threads) -> values, bounded
+ *   stacks.c        THE stack engine: flame frames -> stacks (a native/flamegraph tree),
+ *                   self times and per-name figures by the reading rules of FORMAT.md;
+ *                   summary, folded export, flamegraph and diff all read scopes through it
  *   csv.c, json_writer.c, numfmt.c   text formats
  *
  * Everything streams: a capture can be many GB, so no command holds more than one frame of
@@ -73,6 +72,8 @@ extern const char cmd_tail_help[];
 int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+/* cmd_symbolize.c over capture_rewrite.c and the core's symbolizer (module_symbols_linux.c). */
+int cmd_symbolize(int argc, char **argv);
 /* The profile store's clients (cmd_upload.c, cmd_list.c), over the core's upload client. */
 int cmd_upload(int argc, char **argv);
 int cmd_list(int argc, char **argv);
@@ -128,6 +129,13 @@ size_t cli_text_shown_length(const char *s);
 /* `s` as shown, into out (cap bytes with the NUL); cut between characters and ended with
  * "..." when it does not fit. Returns out. */
 char *cli_text_show(char *out, size_t cap, const char *s);
+/* Appends printf text at buf[len] (buf holds cap bytes with the NUL) and returns the new
+ * length; text that does not fit is cut and ends with "...". Never writes past cap. */
+size_t cli_append(char *buf, size_t cap, size_t len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 /* The same in at most max_shown bytes (and cap - 1), shortened in the middle with "...":
  * 2/5 of the room for the start, 3/5 for the end. Returns out. */
 char *cli_text_show_middle(char *out, size_t cap, const char *s, size_t max_shown);
@@ -212,14 +220,12 @@ typedef struct cli_progress {
     const char *phase; /* shown before the count when not NULL, e.g. "pass 1 of 2" */
     uint64_t total_bytes;
     uint64_t last_ms;  /* monotonic ms of the last update printed */
-    uint32_t calls;    /* updates since the clock was last read */
     int shown;         /* a line is on screen */
 } cli_progress;
 
 /* Enabled only when `want` and stderr is a terminal. */
 void cli_progress_init(cli_progress *p, const char *cmd, const char *subject, uint64_t total_bytes, int want);
-/* Cheap to call every frame: reads the clock once per 256 calls, prints at most 10 times
- * per second. */
+/* Cheap to call every frame: one clock read, prints at most 10 times per second. */
 void cli_progress_update(cli_progress *p, uint64_t frames, uint64_t bytes_done);
 /* Erases the progress line, if any. */
 void cli_progress_done(cli_progress *p);
@@ -263,6 +269,21 @@ int cli_capture_open(cli_capture *c, const char *cmd, const char *path);
  * included), or -1 after printing the reader's error (the status is CLI_EXIT_USAGE). */
 int cli_capture_next(cli_capture *c, vor_reader_frame *frame);
 void cli_capture_close(cli_capture *c);
+/* Every reader the command opens (cli_reader_open) refuses a frame of more than
+ * STACKS_DEFAULT_MAX_FRAME_SCOPES scopes before allocating for it; --max-frame-scopes sets
+ * another bound through this. */
+void cli_capture_set_max_frame_scopes(cli_capture *c, uint64_t max);
+/* The reader's error without its leading file name; when it is the frame limit, with what
+ * raises it (--max-frame-scopes). Returns buf. */
+const char *cli_reader_message(const vor_reader *r, const char *reader_name, char *buf, size_t cap);
+
+/* --max-frame-scopes: *out = the value, or STACKS_DEFAULT_MAX_FRAME_SCOPES when text is
+ * NULL. Returns 0, or -1 after a usage message. */
+int cli_parse_max_frame_scopes(const char *cmd, const char *text, uint64_t *out);
+/* Adds a frame to the stack engine: 0, or CLI_EXIT_USAGE after a message naming the file
+ * and frame (more scopes than --max-frame-scopes, out of memory). */
+struct stacks;
+int cli_stacks_add(const char *cmd, const cli_capture *c, struct stacks *s, const vor_reader_frame *f);
 
 /* ---- Quantiles of a stream of doubles (quantile.c) ---------------------------------------- */
 
@@ -329,6 +350,7 @@ void metric_stats_free(metric_stats *s);
 /* ---- Interned names (name_table.c) ------------------------------------------------------- */
 
 #define NAME_NONE UINT32_MAX
+#define NAME_TABLE_MAX (VOR_READER_MAX_SITES + VOR_READER_MAX_THREADS + 1024u) /* names kept */
 
 typedef struct name_table name_table;
 
@@ -336,88 +358,29 @@ name_table *name_table_create(void);
 void name_table_destroy(name_table *t);
 /* The id of `name` (added if new); NAME_NONE when out of memory or full. */
 uint32_t name_table_intern(name_table *t, const char *name);
+/* The id of `name`, or NAME_NONE when it was never interned. */
+uint32_t name_table_find(const name_table *t, const char *name);
 const char *name_table_get(const name_table *t, uint32_t id);
 uint32_t name_table_count(const name_table *t);
 
-/* ---- Stack trie: the hash of name paths (stack_trie.c) -------------------------------------- */
+/* ---- Sparse ids to values, bounded (id_map.c) ------------------------------------------- */
 
-/* Nodes are (parent, name) pairs found through one hash table; node 0 is the root. A
- * "group" is a detached node: a parent for children whose own parent is not known yet
- * (scope_tree.c). Every node, groups included, counts against max_nodes. */
-#define STACK_TRIE_NONE UINT32_MAX
-#define STACK_TRIE_DEFAULT_MAX_NODES (1u << 20) /* ~32 MiB at the cap */
-#define STACK_TRIE_LIMIT_MAX_NODES (1u << 26)
+#define ID_MAP_EMPTY UINT32_MAX /* a value never stored */
 
-typedef struct stack_trie stack_trie;
+typedef struct id_map_slot id_map_slot;
+typedef struct id_map {
+    id_map_slot *slots;
+    uint32_t n_slots, count, max;
+} id_map;
 
-typedef struct stack_trie_stats {
-    uint32_t nodes;        /* live nodes, root and groups included */
-    uint32_t max_nodes;
-    uint64_t refused;      /* creations refused at the cap */
-} stack_trie_stats;
-
-/* max_nodes 0 = STACK_TRIE_DEFAULT_MAX_NODES (clamped to STACK_TRIE_LIMIT_MAX_NODES). */
-stack_trie *stack_trie_create(uint32_t max_nodes);
-void stack_trie_destroy(stack_trie *t);
-/* The child of `parent` named `name`, created if absent; STACK_TRIE_NONE when the cap is
- * reached or memory runs out (counted in `refused`). */
-uint32_t stack_trie_child(stack_trie *t, uint32_t parent, uint32_t name);
-/* A new detached group node; STACK_TRIE_NONE at the cap. */
-uint32_t stack_trie_group(stack_trie *t);
-void stack_trie_add_self(stack_trie *t, uint32_t node, uint64_t ns);
-/* Moves every child of `group` under `parent`, merging with children of the same name
- * (values add up, recursively), then frees the group. Its own self value goes to
- * `parent`. Never allocates. */
-void stack_trie_adopt(stack_trie *t, uint32_t group, uint32_t parent);
-/* Frees `node`'s whole subtree (node included, unlinked from its parent) and returns the
- * sum of its self values. */
-uint64_t stack_trie_collapse(stack_trie *t, uint32_t node);
-stack_trie_stats stack_trie_get_stats(const stack_trie *t);
-
-/* Read access for writers (folded.c). */
-uint32_t stack_trie_name(const stack_trie *t, uint32_t node);
-uint64_t stack_trie_self(const stack_trie *t, uint32_t node);
-uint32_t stack_trie_first_child(const stack_trie *t, uint32_t node);
-uint32_t stack_trie_next_sibling(const stack_trie *t, uint32_t node);
-
-/* ---- Scope tree: end-order scopes -> self times and stacks (scope_tree.c) -------------------- */
-
-#define SCOPE_TREE_MAX_DEPTH 4096u /* deeper scopes are ignored and counted */
-
-typedef struct scope_tree scope_tree;
-
-typedef struct scope_tree_scope {
-    uint32_t name;        /* a name id */
-    uint32_t depth;       /* 0 = outermost */
-    int64_t duration_ns;
-} scope_tree_scope;
-
-typedef struct scope_tree_stats {
-    uint64_t scopes;         /* scopes accepted */
-    uint64_t too_deep;       /* ignored: depth >= SCOPE_TREE_MAX_DEPTH */
-    uint64_t skipped_level;  /* children found more than one level below their parent */
-    uint64_t negative_self;  /* children longer than their parent: self time taken as 0 */
-    uint64_t unfinished;     /* scopes whose parent never ended (counted by scope_tree_finish) */
-    uint64_t out_of_memory;
-} scope_tree_stats;
-
-/* `trie` may be NULL: only self times are computed. Otherwise every scope becomes a node
- * of the trie at its name path: root / thread name / outer / ... / name. */
-scope_tree *scope_tree_create(stack_trie *trie);
-void scope_tree_destroy(scope_tree *t);
-
-/* Feeds one scope of thread `thread` (scopes of one thread come in end order, frame after
- * frame: children before their parent, even across frames). `root_name` names the
- * thread's root node in the trie, taken the first time the thread is seen; NAME_NONE puts
- * the thread's scopes directly under the trie's root. Writes the scope's self time
- * (duration minus its direct children's durations, at least 0) to *self_ns. Returns 0, or
- * -1 if the scope was ignored (too deep, out of memory; counted). */
-int scope_tree_add(scope_tree *t, uint32_t thread, uint32_t root_name, const scope_tree_scope *s, int64_t *self_ns);
-
-/* Ends the input: scopes whose parent never ended (still open when the capture stopped)
- * are put directly under their thread's root. Call once, before reading the trie. */
-void scope_tree_finish(scope_tree *t);
-scope_tree_stats scope_tree_get_stats(const scope_tree *t);
+/* At most `max` entries. */
+void id_map_init(id_map *m, uint32_t max);
+void id_map_free(id_map *m);
+/* The value stored for `id`, or NULL. The pointer is valid until the next put. */
+uint32_t *id_map_find(const id_map *m, uint32_t id);
+/* The value of `id`, stored as `value` if new; NULL when full or out of memory (and for
+ * value ID_MAP_EMPTY). */
+uint32_t *id_map_put(id_map *m, uint32_t id, uint32_t value);
 
 /* ---- End order to begin order (core/src/scope_order.c, shared with VOR_TRACE) ---------- */
 
@@ -433,41 +396,126 @@ static inline uint32_t scope_preorder(const vor_reader_scope *scopes, uint32_t n
     return vor_scope_preorder(scopes, n, next, stack);
 }
 
-/* ---- Feeding reader frames (frame_scopes.c) ----------------------------------------------------- */
+/* ---- The stack engine: flame frames -> stacks, self times, per-name figures (stacks.c) ---- */
 
-typedef struct scope_name_stat {
-    uint64_t calls;
-    int64_t total_ns; /* inclusive: a recursive scope counts each nested call */
-    int64_t self_ns;
-} scope_name_stat;
+#include "flamegraph.h"
 
-typedef struct frame_scopes {
-    scope_tree *tree;
-    name_table *names;
-    int thread_roots;         /* 1: the thread name is the root frame of each stack */
-    uint32_t *site_names;     /* site id -> name id (NAME_NONE = not looked up yet) */
-    uint32_t n_site_names;
-    uint32_t *thread_names;   /* thread id -> name id */
-    uint32_t n_thread_names;
-    scope_name_stat *by_name; /* name id -> totals; NULL unless per-name totals are kept */
-    uint32_t n_by_name;
-    int keep_by_name;
-} frame_scopes;
+#define STACKS_PLACEHOLDER "[parent not recorded]" /* scopes whose parent the capture lacks */
+#define STACKS_MORE_NAMES "[more scope names than vor keeps]"
+#define STACKS_MORE_THREADS "[more threads than vor keeps]"
+#define STACKS_DEFAULT_MAX_FRAME_SCOPES (1u << 20) /* scopes of one frame the commands read */
+#define STACKS_LIMIT_MAX_FRAME_SCOPES (1u << 24)   /* the largest --max-frame-scopes */
+#define STACKS_BYTES_PER_SCOPE 88u /* the reader's 32 + the engine's scratch, per scope of a frame */
+#define STACKS_MAX_SITES (1u << 20)   /* site ids whose names are cached */
+#define STACKS_MAX_THREADS (1u << 16) /* distinct threads kept apart; more merge */
+#define STACKS_EXACT_BUDGET (8u * 1024u * 1024u) /* per-frame values kept exactly, all names */
 
-/* `trie` may be NULL (self times and per-name totals only). Returns 0 or -1 (no memory). */
-int frame_scopes_init(frame_scopes *fs, stack_trie *trie, int thread_roots, int keep_by_name);
-/* Feeds every scope of `frame`. Returns 0, or -1 when out of memory. */
-int frame_scopes_add(frame_scopes *fs, const vor_reader *r, const vor_reader_frame *frame);
-void frame_scopes_free(frame_scopes *fs);
+enum { STACKS_OK = 0, STACKS_TOO_MANY = 1, STACKS_NO_MEMORY = 2 };
 
-/* ---- Folded stacks (folded.c) ------------------------------------------------------------------ */
+/* Per scope name, over the flame frames read. Times in ns, compensated unless raw; sums
+ * saturate at INT64_MAX. */
+typedef struct stacks_name {
+    uint64_t calls;      /* scopes that ended in the frames read */
+    int64_t total_ns;    /* time inside the frames read; nested calls of the same name once */
+    int64_t self_ns;     /* time not spent in child scopes */
+    int64_t duration_ns; /* full durations of the ended scopes (mean = duration_ns / calls) */
+    int64_t max_ns;      /* the longest ended scope */
+    int64_t frame_ns;    /* total in the last frame added, for names in stacks.touched */
+    int64_t frame_self_ns; /* self time likewise */
+    uint64_t frame_stamp;
+} stacks_name;
 
-/* Writes one line per trie node with self time: the names from the root's child down,
- * joined by ';', a space, the self value. Children are visited in name order. ';' in a
- * name is written as ':' and line breaks as spaces, so the output reads back. The root's
- * own value (time of stacks refused at the cap with no kept ancestor) is written as
- * "[truncated]". Returns 0, or -1 when out of memory (write errors show in ferror). */
-int folded_write(const stack_trie *trie, const name_table *names, FILE *out);
+/* Per-frame figures of a name (stacks_options.per_frame). */
+typedef struct stacks_frame_dist {
+    uint64_t frames_with; /* flame frames in which the name has time */
+    quantile total, self; /* its total and self time in each of those frames */
+} stacks_frame_dist;
+
+typedef struct stacks_stats {
+    uint64_t flame_frames;    /* frames with scopes read */
+    uint64_t scopes;          /* ended scopes */
+    uint64_t open_scopes;     /* scopes still open at their frame's end (counted per frame) */
+    uint64_t parent_unknown;  /* scopes put under STACKS_PLACEHOLDER */
+    uint64_t children_longer; /* scopes whose children took more than they did (self 0) */
+    uint64_t names_refused;   /* scopes named STACKS_MORE_NAMES */
+    uint64_t threads_merged;  /* thread frames named STACKS_MORE_THREADS */
+    uint64_t tree_refused;    /* scopes the tree did not keep (its cap); time in the parent */
+    uint64_t out_of_memory;
+} stacks_stats;
+
+typedef struct stacks_options {
+    flamegraph_tree *tree; /* NULL: per-name figures only; else scopes go in (not reversed) */
+    int thread_roots;      /* a frame per thread at the bottom of the tree's stacks */
+    int raw;               /* no overhead compensation */
+    uint64_t max_frame_scopes; /* 0 = STACKS_DEFAULT_MAX_FRAME_SCOPES */
+    double weight;         /* tree values multiplied by it; 0 = 1 */
+    int per_frame;         /* keep each name's per-frame distributions */
+} stacks_options;
+
+typedef struct stacks_scratch {
+    int64_t *contrib, *total, *self, *child_contrib;
+    double *child_cost;
+    uint32_t *parent, *first_child, *last_child, *next_sibling, *name;
+    uint32_t cap;
+} stacks_scratch;
+
+typedef struct site_slot site_slot;
+
+typedef struct stacks {
+    stacks_options opt;
+    double scope_cost_ns, function_cost_ns; /* in force: 0 when raw or unknown */
+    int costs_known;                        /* the capture has calibrated costs */
+    int compensating;
+    name_table *names;                      /* scope names; ids index by_name */
+    stacks_name *by_name;
+    uint32_t *active;                       /* per name: instances on the walk's path */
+    uint32_t cap_names;
+    uint32_t more_names;                    /* the name id of STACKS_MORE_NAMES */
+    stacks_frame_dist **dist;               /* by name id (per_frame), made on first use */
+    uint32_t cap_dist;
+    uint64_t exact_budget;                  /* shared by the distributions */
+    uint32_t *touched;                      /* names with time in the last frame added */
+    uint32_t n_touched, cap_touched;
+    uint64_t frame_stamp;
+    uint64_t frame_scopes;                  /* scopes of the last frame added */
+    id_map sites;                           /* site id -> site_slots index */
+    site_slot *site_slots;
+    uint32_t n_site_slots, cap_site_slots;
+    uint32_t last_site_id, last_site_name;  /* the last site named, and its name id */
+    const char *last_site_reader_name;
+    id_map threads;                         /* thread ids met (bounded) */
+    stacks_scratch scratch;
+    stacks_stats stats;
+} stacks;
+
+/* Takes the costs from the reader's header. Returns 0 or -1 (out of memory). */
+int stacks_init(stacks *s, const stacks_options *options, const vor_reader *r);
+/* Adds a frame's scopes (frames without scopes add nothing). STACKS_OK, STACKS_TOO_MANY
+ * (more than max_frame_scopes: nothing added; s->frame_scopes says how many) or
+ * STACKS_NO_MEMORY. */
+int stacks_add_frame(stacks *s, const vor_reader *r, const vor_reader_frame *f);
+void stacks_free(stacks *s);
+/* The figures of name id `name`, or NULL. */
+const stacks_name *stacks_get_name(const stacks *s, uint32_t name);
+/* The nearest-rank percentile p (0..100] of a name's total (self = 0) or self time per
+ * flame frame over all flame frames read (a frame without the name counts as 0); needs
+ * per_frame. Within 0.4% beyond 65,536 frames with the name (quantile.c). */
+double stacks_frame_percentile(stacks *s, uint32_t name, int self, double p);
+/* "19.5 ns per child scope, 30.2 ns per child function" (or which is not compensated). */
+char *stacks_costs_text(const stacks *s, char *buf, size_t cap);
+/* 1 when n is not NULL and has calls or time (a name can be interned and never used). */
+int stacks_name_used(const stacks_name *n);
+/* 1 for a site of -finstrument-functions (it costs function_cost_ns), else 0. */
+int stacks_site_is_function(const vor_reader_site *site);
+/* A thread's newest name, or "thread N" written into fallback. */
+const char *stacks_thread_name(const vor_reader *r, uint32_t id, char fallback[32]);
+/* The engine's tree as it is written: built with `options` (reverse and flamechart as the
+ * user asked), each thread's frame named by its newest name (threads sharing one merge),
+ * only the thread named `only_thread` when not NULL, every name shown with control
+ * characters escaped (text.c) when `escape`. NULL with *status when out of memory. */
+flamegraph_tree *stacks_final_tree(stacks *s, const vor_reader *r, const flamegraph_tree_options *options,
+                                   const char *only_thread, int escape, flamegraph_status *status);
+
 
 /* ---- Summary (cmd_summary.c collects, summary_print.c prints) --------------------------------- */
 
@@ -477,9 +525,10 @@ typedef struct summary {
     uint64_t frames, flame_frames, scopes, dropped_scopes;
     uint64_t first_index, last_index;
     int64_t first_start_ns, last_end_ns;
-    int64_t overhead_ns;
+    int64_t overhead_ns;        /* saturating */
     metric_stats metrics;
-    frame_scopes fs;            /* per-name calls, total and self time */
+    stacks st;                  /* per-name calls, total and self time */
+    struct drop_stats *drops;
     uint32_t top;               /* rows in each top-scopes table */
 } summary;
 
@@ -495,6 +544,8 @@ typedef struct export_job {
     cli_progress *progress;
     int thread_roots;      /* folded: thread name as the root frame (not --no-thread) */
     uint32_t max_stacks;   /* folded: distinct stacks kept (0 = default) */
+    int raw;               /* folded: no overhead compensation (--raw) */
+    uint64_t max_frame_scopes; /* scopes one frame may hold (--max-frame-scopes) */
 } export_job;
 
 /* Each returns an exit status, having printed any message. Input errors: CLI_EXIT_USAGE. */
@@ -541,5 +592,68 @@ void json_null(json_writer *w, const char *key);
 void json_end(json_writer *w); /* final newline */
 /* Writes s as a JSON string literal (quotes included). */
 void json_write_string(FILE *out, const char *s);
+
+/* ---- Copying a capture with its sites renamed (capture_rewrite.c) ----------------------------- */
+
+/* A site declaration as a record holds it. */
+typedef struct rewrite_site {
+    uint64_t id, line, module_id, address;
+} rewrite_site;
+
+typedef struct rewrite_names {
+    const char *name, *function, *file;
+    uint32_t line;
+} rewrite_names;
+
+typedef struct rewrite_editor {
+    /* 1 with *names filled to declare the site with them instead; 0 to keep it as it is. */
+    int (*edit)(void *context, const rewrite_site *site, rewrite_names *names);
+    void *context;
+} rewrite_editor;
+
+/* Copies the format 1.1 capture `in` (positioned at its start) to `out`, the declarations
+ * of sites the editor renames rewritten, every other byte as it was; `r` has read the
+ * whole capture (its damage list says which bytes to copy blind). *rewritten = records
+ * changed. Returns 0, or -1 with a message in err (empty for a write error: see ferror). */
+int capture_rewrite(FILE *in, FILE *out, const vor_reader *r, const rewrite_editor *editor, uint64_t *rewritten,
+                    char *err, size_t err_cap);
+
+/* ---- Dropped scopes by cause and thread (drops.c) ---------------------------------------------- */
+
+#define DROPS_MAX_ENTRIES 256u /* distinct (cause, thread) pairs kept; more merge per cause */
+
+typedef struct drop_entry {
+    uint32_t cause;     /* vor_drop_cause */
+    uint32_t thread_id;
+    int any_thread;     /* merged: threads past DROPS_MAX_ENTRIES */
+    uint64_t count;
+    uint64_t first_frame, last_frame; /* frame indices */
+    char thread_name[256]; /* the thread's newest name */
+} drop_entry;
+
+typedef struct drop_stats {
+    uint64_t total;             /* every cause but VOR_DROP_FILTERED; saturating */
+    uint64_t frames_with_drops;
+    uint64_t in_flame_frames;   /* dropped from frames that carry scopes */
+    uint64_t unattributed;      /* cause not recorded (format 1.0 frames give a total only) */
+    uint64_t unattributed_frames, unattributed_first, unattributed_last;
+    uint64_t filtered;          /* VOR_DROP_FILTERED: left out on purpose, not in total */
+    drop_entry *entries;
+    uint32_t n_entries, cap_entries;
+} drop_stats;
+
+void drop_stats_init(drop_stats *d);
+void drop_stats_add(drop_stats *d, const vor_reader *r, const vor_reader_frame *f);
+/* Largest counts first (call before printing). */
+void drop_stats_sort(drop_stats *d);
+void drop_stats_free(drop_stats *d);
+/* "thread_buffer_full", ...; and a sentence for people. */
+const char *drop_cause_key(uint32_t cause);
+const char *drop_cause_text(uint32_t cause);
+/* One line: "1,234 scopes dropped (thread_buffer_full: 1,200; too_deep: 34)". */
+char *drop_stats_line(const drop_stats *d, char *buf, size_t cap);
+/* Text lines for `vor summary` (names escaped); a JSON object under `key`. */
+void drop_stats_print_text(const drop_stats *d, FILE *out);
+void drop_stats_print_json(const drop_stats *d, json_writer *w, const char *key);
 
 #endif /* VOR_CLI_H */

@@ -22,8 +22,10 @@ const char cmd_export_help[] =
     "           names as M events, one C (counter) event per metric per frame. Opens\n"
     "           in Perfetto (ui.perfetto.dev), chrome://tracing and speedscope.\n"
     "  folded   folded stacks, one line per distinct stack: 'thread;outer;inner VALUE' with\n"
-    "           VALUE the self time in ns summed over all flame frames (stacks merged by\n"
-    "           name). For flamegraph.pl, speedscope, inferno, 'vor flamegraph --folded'.\n"
+    "           VALUE the self time in ns inside the flame frames, summed (stacks merged by\n"
+    "           name; a thread by its newest name; compensated for the profiler's own cost\n"
+    "           when the capture records it, unless --raw; control characters escaped).\n"
+    "           For flamegraph.pl, speedscope, inferno, 'vor flamegraph --folded'.\n"
     "  csv      one row per frame: index, start_ms, duration_ms, then one column per metric\n"
     "           (header 'name (unit)'; an empty cell where a frame has no value, e.g.\n"
     "           before a metric's first value).\n"
@@ -34,8 +36,13 @@ const char cmd_export_help[] =
     "                      only when the export succeeds (Ctrl-C or an error leaves it as\n"
     "                      it was); it cannot be the capture itself\n"
     "  --no-thread         folded: leave the thread name out of the stacks (threads merge)\n"
-    "  --max-stacks N      folded: distinct stacks kept (default 1048576); the time of\n"
-    "                      stacks beyond goes to their nearest kept ancestor, with a note\n"
+    "  --max-stacks N      folded: distinct stacks kept (2 to 16777216, default 1048576);\n"
+    "                      the time of stacks beyond goes to their nearest kept ancestor,\n"
+    "                      with a note\n"
+    "  --raw               folded: no overhead compensation, times as recorded\n"
+    "  --max-frame-scopes N\n"
+    "                      scopes read from one frame (default 1048576, up to 16777216);\n"
+    "                      a frame with more is an error (about 88 bytes of memory each)\n"
     "  -q, --quiet         no progress line on a terminal\n"
     "  -h, --help          this help\n"
     "\n"
@@ -47,12 +54,20 @@ const char cmd_export_help[] =
     "stdout's reader went away, as in 'vor export ... | head': then without a message),\n"
     "130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP while writing -o OUT.\n";
 
-enum { OPT_FORMAT, OPT_OUTPUT, OPT_NO_THREAD, OPT_MAX_STACKS, OPT_QUIET, OPT_HELP };
+enum { OPT_FORMAT, OPT_OUTPUT, OPT_NO_THREAD, OPT_MAX_STACKS, OPT_RAW, OPT_MAX_FRAME_SCOPES, OPT_QUIET, OPT_HELP };
 
 static const cli_option export_options[] = {
-    {"format", 'f', 1, OPT_FORMAT},     {"output", 'o', 1, OPT_OUTPUT}, {"no-thread", 0, 0, OPT_NO_THREAD},
-    {"max-stacks", 0, 1, OPT_MAX_STACKS}, {"quiet", 'q', 0, OPT_QUIET},   {"help", 'h', 0, OPT_HELP},
+    {"format", 'f', 1, OPT_FORMAT},
+    {"output", 'o', 1, OPT_OUTPUT},
+    {"no-thread", 0, 0, OPT_NO_THREAD},
+    {"max-stacks", 0, 1, OPT_MAX_STACKS},
+    {"raw", 0, 0, OPT_RAW},
+    {"max-frame-scopes", 0, 1, OPT_MAX_FRAME_SCOPES},
+    {"quiet", 'q', 0, OPT_QUIET},
+    {"help", 'h', 0, OPT_HELP},
 };
+
+#define EXPORT_MIN_STACKS 2u
 
 static const char *const CMD = "export";
 
@@ -84,13 +99,14 @@ int cmd_export(int argc, char **argv) {
         if (strcmp(format, formats[i].name) == 0) run = formats[i].run;
     if (!run) return cli_usage_error(CMD, "unknown format '%s' (chrome, folded or csv)", format);
     int folded = strcmp(format, "folded") == 0;
-    if (!folded && (args.values[OPT_NO_THREAD] || args.values[OPT_MAX_STACKS]))
-        return cli_usage_error(CMD, "--no-thread and --max-stacks apply to --format folded only");
-    uint64_t max_stacks = 0;
+    if (!folded && (args.values[OPT_NO_THREAD] || args.values[OPT_MAX_STACKS] || args.values[OPT_RAW]))
+        return cli_usage_error(CMD, "--no-thread, --max-stacks and --raw apply to --format folded only");
+    uint64_t max_stacks = 0, max_frame_scopes = 0;
     if (args.values[OPT_MAX_STACKS] &&
-        cli_parse_u64(args.values[OPT_MAX_STACKS], 1, STACK_TRIE_LIMIT_MAX_NODES, &max_stacks) != 0)
-        return cli_usage_error(CMD, "--max-stacks needs a number from 1 to %u, not '%s'", STACK_TRIE_LIMIT_MAX_NODES,
-                               args.values[OPT_MAX_STACKS]);
+        cli_parse_u64(args.values[OPT_MAX_STACKS], EXPORT_MIN_STACKS, FLAMEGRAPH_LIMIT_MAX_NODES, &max_stacks) != 0)
+        return cli_usage_error(CMD, "--max-stacks needs a number from %u to %u, not '%s'", EXPORT_MIN_STACKS,
+                               FLAMEGRAPH_LIMIT_MAX_NODES, args.values[OPT_MAX_STACKS]);
+    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0) return CLI_EXIT_USAGE;
     const char *path = args.positional[0];
 
     /* The output replaces OUT when done: never when OUT is the capture itself. */
@@ -101,6 +117,7 @@ int cmd_export(int argc, char **argv) {
     cli_capture capture;
     status = cli_capture_open(&capture, CMD, path);
     if (status != 0) return status;
+    cli_capture_set_max_frame_scopes(&capture, max_frame_scopes);
     cli_output out;
     status = cli_output_open(&out, CMD, args.values[OPT_OUTPUT]);
     if (status != 0) {
@@ -109,7 +126,8 @@ int cmd_export(int argc, char **argv) {
     }
     cli_progress progress;
     cli_progress_init(&progress, CMD, path, capture.file_size, !args.values[OPT_QUIET]);
-    export_job job = {CMD, &capture, &out, &progress, !args.values[OPT_NO_THREAD], (uint32_t)max_stacks};
+    export_job job = {CMD,          &capture, &out, &progress, !args.values[OPT_NO_THREAD], (uint32_t)max_stacks,
+                      args.values[OPT_RAW] != NULL, max_frame_scopes};
     status = run(&job);
     cli_progress_done(&progress);
     status = cli_output_close(&out, status, status != 0);

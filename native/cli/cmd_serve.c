@@ -49,8 +49,8 @@ int cmd_serve(int argc, char **argv) {
     case VOR_SERVER_ARGS_HELP:
         fputs(vor_server_usage(), stdout);
         return CLI_EXIT_OK;
-    case VOR_SERVER_ARGS_ERROR:
-        return cli_usage_error("serve", "%s", err);
+    case VOR_SERVER_ARGS_ERROR: /* the server's message already points to --help */
+        return cli_fail(CLI_EXIT_USAGE, "serve", NULL, "%s", err);
     default:
         break;
     }

@@ -22,6 +22,7 @@
  * Skipping to the last frames still reads the frames before them (records are compressed
  * one by one, with no index to seek by); only the last N lines are kept.
  */
+#include "capture_format.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -35,7 +36,7 @@
 #include <unistd.h>
 
 const char cmd_tail_help[] =
-    "usage: vor tail FILE [--from-start | -n N] [--interval MS]\n"
+    "usage: vor tail FILE [--from-start | -n N] [--interval MS] [--max-frame-scopes N]\n"
     "\n"
     "Follows a capture while a program writes it, printing one line per frame as it\n"
     "arrives: the frame index, frame_ms, the other metrics as name=value, and the scope\n"
@@ -48,17 +49,21 @@ const char cmd_tail_help[] =
     "  --from-start      print every frame from the first (default: the last 10, then new)\n"
     "  -n, --lines N     print the last N frames before following (default 10)\n"
     "  --interval MS     how often to look for new frames, in ms (default 200)\n"
+    "  --max-frame-scopes N\n"
+    "                    scopes one frame may hold (default 1048576, up to 16777216); a frame\n"
+    "                    with more is an error (about 88 bytes of memory each)\n"
     "  -h, --help        this help\n"
     "\n"
     "exit status: 0 when interrupted, 2 bad usage or a corrupt capture, 1 stdout could\n"
     "not be written (quietly when its reader went away, as in 'vor tail f | head').\n";
 
-enum { OPT_FROM_START, OPT_LINES, OPT_INTERVAL, OPT_HELP };
+enum { OPT_FROM_START, OPT_LINES, OPT_INTERVAL, OPT_MAX_FRAME_SCOPES, OPT_HELP };
 
 static const cli_option tail_options[] = {
     {"from-start", 0, 0, OPT_FROM_START},
     {"lines", 'n', 1, OPT_LINES},
     {"interval", 0, 1, OPT_INTERVAL},
+    {"max-frame-scopes", 0, 1, OPT_MAX_FRAME_SCOPES},
     {"help", 'h', 0, OPT_HELP},
 };
 
@@ -69,8 +74,6 @@ static const cli_option tail_options[] = {
 #define TAIL_LINE_BYTES 4096u /* longer lines (hundreds of metrics) end with "..." */
 #define TAIL_NAME_SHOWN 256u  /* bytes of one metric name on a line */
 #define TAIL_HEADER_MAX (1u << 20) /* a reader may refuse a header body beyond 1 MiB */
-#define CAPTURE_FIXED_HEADER 16u   /* magic, version, body size: docs/FORMAT.md section 2 */
-#define CAPTURE_HEADER_CHECK 4u    /* the u32 check after the header body */
 
 static const char *const CMD = "tail";
 
@@ -88,25 +91,6 @@ static void sleep_ms(uint64_t ms) {
 
 /* ---- One line per frame ---------------------------------------------------------------- */
 
-static size_t append(char *line, size_t len, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-static size_t append(char *line, size_t len, const char *fmt, ...) {
-    if (len >= TAIL_LINE_BYTES - 1) return len;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line + len, TAIL_LINE_BYTES - len, fmt, ap);
-    va_end(ap);
-    if (n < 0) return len;
-    if ((size_t)n >= TAIL_LINE_BYTES - len) { /* truncated: mark it */
-        memcpy(line + TAIL_LINE_BYTES - 4, "...", 4);
-        return TAIL_LINE_BYTES - 1;
-    }
-    return len + (size_t)n;
-}
 
 static void format_frame(char line[TAIL_LINE_BYTES], const vor_reader *r, const vor_reader_frame *f) {
     double frame_ms = (double)f->duration_ns / 1e6;
@@ -114,7 +98,7 @@ static void format_frame(char line[TAIL_LINE_BYTES], const vor_reader *r, const 
         if (f->values[i].column_id == 0) frame_ms = f->values[i].value;
     size_t len = 0;
     line[0] = '\0';
-    len = append(line, len, "frame %llu  %.3f ms ", (unsigned long long)f->index, frame_ms);
+    len = cli_append(line, TAIL_LINE_BYTES, len, "frame %llu  %.3f ms ", (unsigned long long)f->index, frame_ms);
     for (uint32_t i = 0; i < f->n_values; i++) {
         if (f->values[i].column_id == 0) continue;
         const vor_reader_column *c = vor_reader_get_column(r, f->values[i].column_id);
@@ -122,11 +106,11 @@ static void format_frame(char line[TAIL_LINE_BYTES], const vor_reader *r, const 
         char num[NUMFMT_BYTES], name[TAIL_NAME_SHOWN];
         if (!isfinite(v)) numfmt_double(num, v);
         else snprintf(num, sizeof num, "%.4g", v);
-        if (c) len = append(line, len, " %s=%s", cli_text_show(name, sizeof name, c->name), num);
-        else len = append(line, len, " column%u=%s", f->values[i].column_id, num);
+        if (c) len = cli_append(line, TAIL_LINE_BYTES, len, " %s=%s", cli_text_show(name, sizeof name, c->name), num);
+        else len = cli_append(line, TAIL_LINE_BYTES, len, " column%u=%s", f->values[i].column_id, num);
     }
-    if (f->has_flame) len = append(line, len, "  scopes=%llu", (unsigned long long)f->n_scopes);
-    if (f->dropped_scopes) len = append(line, len, " dropped=%llu", (unsigned long long)f->dropped_scopes);
+    if (f->has_flame) len = cli_append(line, TAIL_LINE_BYTES, len, "  scopes=%llu", (unsigned long long)f->n_scopes);
+    if (f->dropped_scopes) len = cli_append(line, TAIL_LINE_BYTES, len, " dropped=%llu", (unsigned long long)f->dropped_scopes);
 }
 
 /* ---- The last N lines, kept while catching up ---------------------------------------------- */
@@ -165,6 +149,7 @@ static void ring_flush(line_ring *ring, FILE *out) {
 typedef struct tail_state {
     const char *path;
     uint64_t interval_ms;
+    uint64_t max_frame_scopes;
     int noted_missing, noted_header;
     int fd;                   /* our descriptor of the file being read; -1 when none */
     struct stat opened;       /* that file, when opened */
@@ -189,11 +174,14 @@ static size_t pread_full(int fd, unsigned char *buf, size_t n, off_t at) {
 /* Reads the run's header bytes into t->header. Returns 1, or 0 when they are not all
  * there (the file was truncated again meanwhile). */
 static int keep_header(tail_state *t) {
-    unsigned char fixed[CAPTURE_FIXED_HEADER];
+    unsigned char fixed[VOR_CAPTURE_FIXED_HEADER_BYTES];
     if (pread_full(t->fd, fixed, sizeof fixed, 0) != sizeof fixed) return 0;
     uint32_t body = (uint32_t)fixed[12] | (uint32_t)fixed[13] << 8 | (uint32_t)fixed[14] << 16 | (uint32_t)fixed[15] << 24;
     if (body > TAIL_HEADER_MAX) return 0;
-    size_t n = CAPTURE_FIXED_HEADER + body + CAPTURE_HEADER_CHECK;
+    /* 1.1 has a size check after B (docs/FORMAT.md section 2). */
+    unsigned minor = (unsigned)fixed[10] | (unsigned)fixed[11] << 8;
+    size_t n = (minor >= 1 ? VOR_CAPTURE_1_1_FIXED_HEADER_BYTES : VOR_CAPTURE_FIXED_HEADER_BYTES) + body +
+               VOR_CAPTURE_CHECK_BYTES;
     unsigned char *h = malloc(n);
     if (!h) return 0;
     if (pread_full(t->fd, h, n, 0) != n) {
@@ -248,6 +236,7 @@ static vor_reader *open_when_ready(tail_state *t, int *status) {
             if (flags >= 0) fcntl(t->fd, F_SETFL, flags & ~O_NONBLOCK);
             char err[512] = "";
             r = cli_reader_open(t->fd, t->path, t->reader_name, err, sizeof err);
+            if (r) vor_reader_set_max_frame_scopes(r, t->max_frame_scopes);
             if (!r) {
                 *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s", cli_strip_path_prefix(err, t->reader_name));
                 close_file(t);
@@ -264,7 +253,8 @@ static vor_reader *open_when_ready(tail_state *t, int *status) {
             return r;
         }
         if (h < 0) {
-            *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s", cli_strip_path_prefix(vor_reader_error(r), t->reader_name));
+            char message[1200];
+            *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s", cli_reader_message(r, t->reader_name, message, sizeof message));
             vor_reader_close(r);
             close_file(t);
             return NULL;
@@ -318,6 +308,8 @@ int cmd_tail(int argc, char **argv) {
                                args.values[OPT_INTERVAL]);
     if (args.values[OPT_FROM_START] && args.values[OPT_LINES])
         return cli_usage_error(CMD, "--from-start and --lines exclude each other");
+    uint64_t max_frame_scopes = 0;
+    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0) return CLI_EXIT_USAGE;
 
     const char *role = "the capture being followed"; /* `vor tail X >> X` would feed itself */
     int status = cli_output_check(CMD, "stdout", NULL, &args.positional[0], &role, 1);
@@ -329,6 +321,7 @@ int cmd_tail(int argc, char **argv) {
     memset(&t, 0, sizeof t);
     t.path = args.positional[0];
     t.interval_ms = interval;
+    t.max_frame_scopes = max_frame_scopes;
     t.fd = -1;
     int catch_up = !args.values[OPT_FROM_START];
     line_ring ring = {NULL, catch_up ? (uint32_t)lines : 0u, 0, 0};
@@ -365,8 +358,9 @@ int cmd_tail(int argc, char **argv) {
                     restart = 1;
                     break;
                 }
+                char message[1200];
                 status = cli_fail(CLI_EXIT_USAGE, CMD, t.path, "%s",
-                                  cli_strip_path_prefix(vor_reader_error(r), t.reader_name));
+                                  cli_reader_message(r, t.reader_name, message, sizeof message));
                 break;
             }
             /* Nothing yet: what was there is read. */

@@ -10,7 +10,9 @@
  * frames), the second writes, stopping at the same frame so that a capture still
  * growing meanwhile gives a consistent table. A cell is empty when its frame has no
  * value for the column (before the metric's first value, or a system value the platform
- * did not report). Numbers are written so that they read back exactly.
+ * did not report). Columns are the declared ones, in id order: ids may be sparse, and an id
+ * never declared has no column (not an empty "column N"). Header cells are whole, however
+ * long. Numbers are written so that they read back exactly.
  */
 #include "cli.h"
 
@@ -29,18 +31,31 @@ static int learn_columns(export_job *job, uint64_t *frames) {
     return 0;
 }
 
-static void write_header(FILE *out, const vor_reader *r, uint32_t n_columns) {
+/* The header row: one cell per declared column, "name (unit)" or "name", whole whatever
+ * its length. Ids that were never declared have no column (ids may be sparse). Returns 0
+ * or -1 (out of memory). */
+static int write_header(FILE *out, const vor_reader *r, uint32_t n_columns) {
     fputs("index,start_ms,duration_ms", out);
     for (uint32_t id = 0; id < n_columns; id++) {
         const vor_reader_column *c = vor_reader_get_column(r, id);
-        char name[600];
-        if (!c) snprintf(name, sizeof name, "column %u", id);
-        else if (c->unit[0]) snprintf(name, sizeof name, "%s (%s)", c->name, c->unit);
-        else snprintf(name, sizeof name, "%s", c->name);
+        if (!c) continue;
+        size_t n = strlen(c->name), u = strlen(c->unit);
+        char *cell = malloc(n + u + 4);
+        if (!cell) return -1;
+        memcpy(cell, c->name, n);
+        if (u) {
+            memcpy(cell + n, " (", 2);
+            memcpy(cell + n + 2, c->unit, u);
+            memcpy(cell + n + 2 + u, ")", 2);
+        } else {
+            cell[n] = '\0';
+        }
         putc(',', out);
-        csv_write_field(out, name);
+        csv_write_field(out, cell);
+        free(cell);
     }
     putc('\n', out);
+    return 0;
 }
 
 int export_csv(export_job *job) {
@@ -53,9 +68,15 @@ int export_csv(export_job *job) {
     cli_capture second;
     status = cli_capture_open(&second, job->cmd, job->capture->path);
     if (status != 0) return status;
+    cli_capture_set_max_frame_scopes(&second, job->max_frame_scopes);
     double *row = malloc(((size_t)n_columns + 1) * sizeof *row);
     uint64_t *stamp = calloc((size_t)n_columns + 1, sizeof *stamp); /* frame number + 1 when set */
-    if (!row || !stamp) {
+    uint32_t *declared = malloc(((size_t)n_columns + 1) * sizeof *declared); /* the header's ids */
+    uint32_t n_declared = 0;
+    for (uint32_t id = 0; declared && id < n_columns; id++)
+        if (vor_reader_get_column(job->capture->reader, id)) declared[n_declared++] = id;
+    if (!row || !stamp || !declared) {
+        free(declared);
         free(row);
         free(stamp);
         cli_capture_close(&second);
@@ -63,7 +84,13 @@ int export_csv(export_job *job) {
     }
     FILE *out = job->out->f;
     job->progress->phase = "pass 2 of 2 (rows)";
-    write_header(out, job->capture->reader, n_columns); /* the first reader knows every column */
+    if (write_header(out, job->capture->reader, n_columns) != 0) { /* the first reader knows every column */
+        free(row);
+        free(stamp);
+        free(declared);
+        cli_capture_close(&second);
+        return cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path, "out of memory");
+    }
     vor_reader_frame f;
     int got = 0;
     char a[NUMFMT_BYTES], b[NUMFMT_BYTES];
@@ -77,9 +104,9 @@ int export_csv(export_job *job) {
         }
         fprintf(out, "%llu,%s,%s", (unsigned long long)f.index, numfmt_ns_as_ms(a, f.start_ns),
                 numfmt_ns_as_ms(b, f.duration_ns));
-        for (uint32_t id = 0; id < n_columns; id++) {
+        for (uint32_t k = 0; k < n_declared; k++) {
             putc(',', out);
-            if (stamp[id] == mark) fputs(numfmt_double(a, row[id]), out);
+            if (stamp[declared[k]] == mark) fputs(numfmt_double(a, row[declared[k]]), out);
         }
         putc('\n', out);
         cli_progress_update(job->progress, second.frames,
@@ -94,6 +121,7 @@ int export_csv(export_job *job) {
                           (unsigned long long)frames, (unsigned long long)second.frames);
     free(row);
     free(stamp);
+    free(declared);
     cli_capture_close(&second);
     return status;
 }

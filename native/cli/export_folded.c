@@ -1,19 +1,33 @@
 /* export_folded.c: `vor export --format folded`: every flame frame's scopes merged into
- * folded stacks, `thread;outer;inner VALUE`, VALUE = self time in ns summed over the run.
+ * folded stacks, `thread;outer;inner VALUE`, VALUE = self time in ns summed over the flame
+ * frames (compensated for the profiler's own cost unless --raw).
  *
- * The scopes go through scope_tree.c into a stack_trie (one node per distinct name
- * path, bounded by --max-stacks), then folded.c writes the trie in name order. Memory
- * grows with distinct stacks, never with frames or calls. A capture without flame frames
- * (recorded without VOR_RECORD_FLAME=1) has no stacks: that is reported as bad input
- * rather than written as an empty file that would look like a broken export.
+ * The scopes go through the stack engine (stacks.c) into a native/flamegraph tree (one
+ * node per distinct name path, bounded by --max-stacks), which writes itself as folded
+ * text in name order: the same stacks `vor flamegraph` draws. Threads carry their newest
+ * name, and names are written with control characters escaped (text.c), so printing the
+ * output on a terminal cannot drive it. Memory grows with distinct stacks, never with
+ * frames or calls. A capture without flame frames (recorded without VOR_RECORD_FLAME=1)
+ * has no stacks: that is reported as bad input rather than written as an empty file that
+ * would look like a broken export.
  */
+#include <errno.h>
+#include <string.h>
+
 #include "cli.h"
 
 int export_folded(export_job *job) {
-    stack_trie *trie = stack_trie_create(job->max_stacks);
-    frame_scopes fs;
-    if (!trie || frame_scopes_init(&fs, trie, job->thread_roots, 0) != 0) {
-        stack_trie_destroy(trie);
+    flamegraph_tree_options to = {false, false, job->max_stacks, 0};
+    flamegraph_tree *tree = flamegraph_tree_create(&to);
+    stacks st;
+    memset(&st, 0, sizeof st);
+    stacks_options so = {
+        .tree = tree, .thread_roots = job->thread_roots, .raw = job->raw, .max_frame_scopes = job->max_frame_scopes,
+        .weight = 1.0
+    };
+    if (!tree || stacks_init(&st, &so, job->capture->reader) != 0) {
+        stacks_free(&st);
+        flamegraph_tree_destroy(tree);
         return cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path, "out of memory");
     }
     int status = 0, got;
@@ -22,11 +36,8 @@ int export_folded(export_job *job) {
     while ((got = cli_capture_next(job->capture, &f)) == 1) {
         if (f.has_flame) {
             flame_frames++;
-            if (frame_scopes_add(&fs, job->capture->reader, &f) != 0) {
-                status = cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path, "out of memory at frame %llu",
-                                  (unsigned long long)f.index);
-                break;
-            }
+            status = cli_stacks_add(job->cmd, job->capture, &st, &f);
+            if (status != 0) break;
         }
         cli_progress_update(job->progress, job->capture->frames, vor_reader_offset(job->capture->reader));
     }
@@ -34,18 +45,34 @@ int export_folded(export_job *job) {
     if (status == 0 && flame_frames == 0)
         status = cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path,
                           "no flame frames in this capture (record with VOR_RECORD_FLAME=1)");
+    flamegraph_tree *written = NULL;
     if (status == 0) {
-        scope_tree_finish(fs.tree);
-        if (folded_write(trie, fs.names, job->out->f) != 0)
-            status = cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path, "out of memory while writing stacks");
-        stack_trie_stats ts = stack_trie_get_stats(trie);
-        if (status == 0 && ts.refused)
-            cli_note(job->cmd, job->capture->path,
-                     "%llu scopes went beyond %u distinct stacks; their time is in their nearest kept ancestor "
-                     "(raise --max-stacks)",
-                     (unsigned long long)ts.refused, ts.max_nodes);
+        flamegraph_status fs;
+        written = stacks_final_tree(&st, job->capture->reader, &to, NULL, 1, &fs);
+        if (!written) status = cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path, "out of memory writing stacks");
     }
-    frame_scopes_free(&fs);
-    stack_trie_destroy(trie);
+    if (status == 0) {
+        flamegraph_error err;
+        errno = 0;
+        flamegraph_status fs = flamegraph_write_folded(written, job->out->f, &err);
+        if (fs == FLAMEGRAPH_ERR_NO_MEMORY)
+            status = cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path, "out of memory writing stacks");
+        /* A write error shows in the stream's error flag, reported when the output closes;
+         * then these notes would only be noise (a closed pipe is quiet). */
+        int written_ok = fflush(job->out->f) == 0 && !cli_output_failed(job->out);
+        if (status == 0 && written_ok && st.stats.tree_refused)
+            cli_note(job->cmd, job->capture->path,
+                     "%llu scopes went beyond %zu distinct stacks; their time is in their nearest kept ancestor "
+                     "(raise --max-stacks)",
+                     (unsigned long long)st.stats.tree_refused, flamegraph_tree_get_stats(tree).max_nodes);
+        if (status == 0 && written_ok && st.stats.parent_unknown)
+            cli_note(job->cmd, job->capture->path,
+                     "%llu scopes ended in a frame where their parent was not recorded (the capture does not list "
+                     "the scopes open at that frame's end); they are under \"" STACKS_PLACEHOLDER "\"",
+                     (unsigned long long)st.stats.parent_unknown);
+    }
+    flamegraph_tree_destroy(written);
+    stacks_free(&st);
+    flamegraph_tree_destroy(tree);
     return status;
 }

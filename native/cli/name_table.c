@@ -1,8 +1,8 @@
 /* name_table.c: interned strings (scope names, thread names) mapped to dense ids.
  *
- * Stacks are merged by name, not by site: two sites called "update" are one frame of a
- * flame graph. Interning once per site (frame_scopes.c caches site -> name id) makes the
- * per-scope work an integer compare. Strings live in an arena of 64 KiB chunks (one
+ * Figures are kept by name, not by site: two sites called "update" are one row of a
+ * summary. Interning once per site (stacks.c caches site -> name id) makes the per-scope
+ * work an integer compare. Strings live in an arena of 64 KiB chunks (one
  * allocation per chunk, not per name); the index is an open-addressing table of ids
  * (FNV-1a hashes, linear probing, doubled at 50% load). The number of names is bounded
  * by the reader's limits on sites and threads, plus NAME_TABLE_SPARE for our own.
@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_TABLE_MAX (VOR_READER_MAX_SITES + VOR_READER_MAX_THREADS + 1024u)
 #define ARENA_CHUNK_BYTES (64u * 1024u)
 
 typedef struct arena_chunk {
@@ -94,6 +93,16 @@ static int grow_slots(name_table *t) {
     t->slots = slots;
     t->n_slots = n;
     return 0;
+}
+
+uint32_t name_table_find(const name_table *t, const char *name) {
+    size_t n = strlen(name);
+    uint32_t h = hash_string(name, n);
+    for (uint32_t i = h & (t->n_slots - 1); t->slots[i]; i = (i + 1) & (t->n_slots - 1)) {
+        uint32_t id = t->slots[i] - 1;
+        if (t->hashes[id] == h && strcmp(t->names[id], name) == 0) return id;
+    }
+    return NAME_NONE;
 }
 
 uint32_t name_table_intern(name_table *t, const char *name) {

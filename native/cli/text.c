@@ -19,6 +19,7 @@
  */
 #include "cli.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #define ELLIPSIS "..."
@@ -182,4 +183,18 @@ char *cli_text_show_middle(char *out, size_t cap, const char *s, size_t max_show
     used = append_units(out, used, limit - used, p, n, &tail_pos);
     out[used] = '\0';
     return out;
+}
+
+size_t cli_append(char *buf, size_t cap, size_t len, const char *fmt, ...) {
+    if (cap == 0 || len >= cap - 1) return len;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + len, cap - len, fmt, ap);
+    va_end(ap);
+    if (n < 0) return len;
+    if ((size_t)n >= cap - len) { /* cut: mark it */
+        if (cap >= 4) memcpy(buf + cap - 4, "...", 4);
+        return cap - 1;
+    }
+    return len + (size_t)n;
 }

@@ -1,10 +1,11 @@
 /*
- * args.c: the command line of `vor flamegraph` and `vor diff --svg`, and its --help text.
+ * args.c: the command line of `vor flamegraph`, and its --help text.
  *
  * A table of options drives a small hand-written parser rather than getopt_long: getopt is
  * POSIX, not C, permutes argv behind the caller's back, keeps global state, and prints its own
  * messages; here the caller gets one message back and decides where it goes (exit status 2).
- * Options and file names may come in any order, "--" ends the options, values come as the next
+ * `vor diff` has its own command line (native/cli/cmd_diff.c), so nothing here is about two
+ * inputs. Options and file names may come in any order, "--" ends the options, values come as the next
  * argument or after '=' (or glued to a short option: -oOUT). Nothing is allocated: strings in
  * the result point into argv.
  */
@@ -26,12 +27,13 @@ typedef enum option_id {
     OPTION_IMAGE_WIDTH,
     OPTION_FONT_SIZE,
     OPTION_COUNT_NAME,
-    OPTION_NORMALIZE,
     OPTION_MAX_NODES,
     OPTION_FOLDED,
     OPTION_OUTPUT,
     OPTION_FRAMES,
     OPTION_THREAD,
+    OPTION_RAW,
+    OPTION_MAX_FRAME_SCOPES,
     OPTION_HELP,
 } option_id;
 
@@ -56,12 +58,13 @@ static const option_spec option_specs[] = {
     { "image-width", 0, true, OPTION_IMAGE_WIDTH },
     { "font-size", 0, true, OPTION_FONT_SIZE },
     { "count-name", 0, true, OPTION_COUNT_NAME },
-    { "normalize", 0, false, OPTION_NORMALIZE },
     { "max-nodes", 0, true, OPTION_MAX_NODES },
     { "folded", 0, true, OPTION_FOLDED },
     { "output", 'o', true, OPTION_OUTPUT },
     { "frames", 0, true, OPTION_FRAMES },
     { "thread", 0, true, OPTION_THREAD },
+    { "raw", 0, false, OPTION_RAW },
+    { "max-frame-scopes", 0, true, OPTION_MAX_FRAME_SCOPES },
     { "help", 'h', false, OPTION_HELP },
 };
 
@@ -73,6 +76,7 @@ static const option_spec option_specs[] = {
 #define MIN_FONT_SIZE 4u
 #define MAX_FONT_SIZE 200u
 #define MIN_MAX_NODES 16u
+#define MAX_FRAME_SCOPES (1u << 24)
 #define EVERYTHING_MIN_WIDTH 1e-9 /* pixels: "--min-width 0" draws every frame */
 
 static const char help_text[] =
@@ -96,22 +100,24 @@ static const char help_text[] =
     "  --deterministic       a name gets the same colour in every run and every graph\n"
     "                        (default: random shades of the palette)\n"
     "  --seed N              fix the random colours (N > 0), for reproducible files\n"
-    "  --title T             title (default: Flame Graph, Flame Chart, Icicle Graph or\n"
-    "                        Differential Flame Graph)\n"
+    "  --title T             title (default: Flame Graph, Flame Chart or Icicle Graph)\n"
     "  --subtitle S          a line under the title\n"
     "  --notes N             a notes line under the subtitle, also kept in <desc>\n"
     "  --count-name U        unit of the values: ns, us, ms or s show times (\"12.3 ms\"),\n"
     "                        any other word is printed after the number (default: samples)\n"
     "\n"
-    "Differential graphs (two inputs: before, after):\n"
-    "  --normalize           scale before to after's total before comparing\n"
-    "\n"
     "Input and output:\n"
     "  --folded FILE         read folded stacks (\"a;b;c 123\" lines) from FILE, - for stdin\n"
     "  -o, --output OUT      write the SVG to OUT\n"
-    "  --frames A..B         only frames A to B of a capture (A.., ..B and A work too)\n"
-    "  --thread NAME         only the thread called NAME\n"
     "  -h, --help            show this text\n"
+    "\n"
+    "Captures only:\n"
+    "  --frames A..B         only frames A to B (A.., ..B and A work too)\n"
+    "  --thread NAME         only the thread called NAME (its newest name)\n"
+    "  --raw                 times as recorded (default: compensated for the profiler's own\n"
+    "                        cost when the capture records it)\n"
+    "  --max-frame-scopes N  scopes read from one frame (default 1048576, up to 16777216); a\n"
+    "                        frame with more is an error (about 88 bytes of memory each)\n"
     "\n"
     "Options may come before or after the file names; -- ends the options.\n"
     "In the SVG: hover for details, click a frame to zoom, Search (or Ctrl+F) takes a regular\n"
@@ -251,7 +257,7 @@ static int apply_option(const option_spec *spec, const char *value, flamegraph_o
     case OPTION_INVERTED: out->svg.inverted = true; break;
     case OPTION_REVERSE: out->tree.reverse = true; break;
     case OPTION_DETERMINISTIC: out->svg.deterministic = true; break;
-    case OPTION_NORMALIZE: out->svg.diff_normalize = true; break;
+    case OPTION_RAW: out->raw = true; break;
     case OPTION_HELP: return FLAMEGRAPH_ARGS_HELP;
     case OPTION_MIN_WIDTH: return parse_min_width(value, &out->svg, err);
     case OPTION_FRAMES: return parse_frames(value, out, err);
@@ -278,6 +284,10 @@ static int apply_option(const option_spec *spec, const char *value, flamegraph_o
         rc = parse_bounded("--max-nodes", value, MIN_MAX_NODES, FLAMEGRAPH_LIMIT_MAX_NODES,
                            &number, err);
         out->tree.max_nodes = (size_t)number;
+        break;
+    case OPTION_MAX_FRAME_SCOPES:
+        rc = parse_bounded("--max-frame-scopes", value, 1, MAX_FRAME_SCOPES, &number, err);
+        out->max_frame_scopes = number;
         break;
     case OPTION_TITLE: out->svg.title = value; break;
     case OPTION_SUBTITLE: out->svg.subtitle = value; break;

@@ -22,7 +22,7 @@
  *      matched share of the total; Escape or "Reset Zoom" restores the view.
  *   4. A differential SVG: two merged trees A (before) and B (after); B's widths, frames coloured
  *      red where B is slower, blue where faster, white where unchanged.
- *   5. Command-line parsing for `vor flamegraph` / `vor diff --svg`, with a --help text.
+ *   5. Command-line parsing for `vor flamegraph`, with a --help text.
  *
  * Typical use (what `vor flamegraph FILE -o out.svg` does):
  *
@@ -186,6 +186,28 @@ void flamegraph_tree_end_scopes(flamegraph_tree *tree);
 /* Counters describing the tree (see flamegraph_tree_stats). */
 flamegraph_tree_stats flamegraph_tree_get_stats(const flamegraph_tree *tree);
 
+/* How flamegraph_tree_relabel() renames frames. Each callback gets a frame's name and
+ * returns the name to use (the text is copied at once, so a callback may reuse one buffer).
+ * `root` returns NULL to leave the frame out, with everything above it; `name` returns
+ * NULL for unchanged. Either callback may be NULL (names unchanged). */
+typedef struct flamegraph_relabel {
+    const char *(*root)(void *context, const char *name); /* frames right above the root */
+    const char *(*name)(void *context, const char *name); /* every other frame, once per name */
+    void *context;
+} flamegraph_relabel;
+
+/* A new tree, built with `options` (reverse, flamechart, capacity: it may differ from the
+ * source's), holding the source's stacks with their frames renamed by `relabel`: frames that
+ * get the same name under the same parent merge, values add up. The source must not be
+ * reversed (FLAMEGRAPH_ERR_ARGUMENT); a flame chart copied into a flame chart keeps its time
+ * order. The source's dropped stacks stay counted in the copy. Returns NULL with *status
+ * set when out of memory. Memory: the copy, plus about 30 bytes per source node while
+ * copying. */
+flamegraph_tree *flamegraph_tree_relabel(const flamegraph_tree *source,
+                                         const flamegraph_tree_options *options,
+                                         const flamegraph_relabel *relabel,
+                                         flamegraph_status *status);
+
 /* ---------------------------------------------------------------------------------------------
  * 2. Folded stacks: `frame;frame;frame COUNT` per line
  * ------------------------------------------------------------------------------------------- */
@@ -300,6 +322,8 @@ typedef struct flamegraph_options {
     uint64_t frames_first;        /* --frames A..B, inclusive; "A.." leaves frames_last at */
     uint64_t frames_last;         /* UINT64_MAX, "..B" leaves frames_first at 0, "A" is A..A */
     const char *thread_name;      /* --thread NAME; NULL = every thread */
+    bool raw;                     /* --raw: capture times without overhead compensation */
+    uint64_t max_frame_scopes;    /* --max-frame-scopes N; 0 = the caller's default */
     const char *inputs[FLAMEGRAPH_MAX_INPUTS]; /* positional arguments, in order */
     size_t input_count;
 } flamegraph_options;
@@ -314,7 +338,8 @@ typedef struct flamegraph_options {
  * positional (stdin). The last of a repeated option wins. Strings in *out point into argv.
  * Options: --flamechart --inverted/-i --reverse --min-width X[%] --palette P --deterministic
  * --seed N --title T --subtitle S --notes N --image-width W --font-size N --count-name U
- * --normalize --max-nodes N --folded FILE -o/--output OUT --frames A..B --thread NAME -h/--help.
+ * --max-nodes N --folded FILE -o/--output OUT --frames A..B --thread NAME --raw
+ * --max-frame-scopes N -h/--help.
  * Returns FLAMEGRAPH_ARGS_OK, FLAMEGRAPH_ARGS_HELP or FLAMEGRAPH_ARGS_USAGE_ERROR (with err, if
  * not NULL, holding one message such as "--palette: unknown palette 'pink' (one of hot, ...)"). */
 int flamegraph_parse_args(int argc, char **argv, flamegraph_options *out, flamegraph_error *err);

@@ -563,3 +563,88 @@ flamegraph_tree_stats flamegraph_tree_get_stats(const flamegraph_tree *tree)
     stats.dropped_value = tree->dropped_value;
     return stats;
 }
+
+/* ----- relabelled copies ------------------------------------------------------------------- */
+
+/* A label's text, copied: the callbacks may reuse their buffer on the next call. */
+static char *copy_label(const char *text)
+{
+    size_t length = bounded_length(text, FLAMEGRAPH_MAX_NAME_LENGTH);
+    char *copy = malloc(length + 1);
+    if (copy != NULL) {
+        memcpy(copy, text, length);
+        copy[length] = '\0';
+    }
+    return copy;
+}
+
+flamegraph_tree *flamegraph_tree_relabel(const flamegraph_tree *source,
+                                         const flamegraph_tree_options *options,
+                                         const flamegraph_relabel *relabel,
+                                         flamegraph_status *status)
+{
+    *status = FLAMEGRAPH_ERR_NO_MEMORY;
+    if (source == NULL || source->options.reverse) {
+        *status = FLAMEGRAPH_ERR_ARGUMENT;
+        return NULL;
+    }
+    flamegraph_tree *copy = flamegraph_tree_create(options);
+    size_t nodes = source->node_count, names = source->name_count;
+    double *children_total = calloc(nodes, sizeof *children_total);
+    char **node_label = calloc(nodes, sizeof *node_label); /* frames at depth 1 */
+    char **name_label = calloc(names, sizeof *name_label); /* every other frame, by name */
+    bool *left_out = calloc(nodes, sizeof *left_out);
+    const char **path = malloc(FLAMEGRAPH_MAX_DEPTH * sizeof *path);
+    bool ok = copy != NULL && children_total != NULL && node_label != NULL && name_label != NULL &&
+              left_out != NULL && path != NULL;
+    for (size_t id = 1; ok && id < nodes; id++)
+        children_total[source->nodes[id].parent] += source->nodes[id].total;
+    /* Parents come before their children (smaller ids): one pass labels and copies. */
+    for (size_t id = 1; ok && id < nodes; id++) {
+        const fg_node *node = &source->nodes[id];
+        const char *text = fg_name_text(source, node->name);
+        if (node->depth == 1) {
+            const char *label = relabel && relabel->root ? relabel->root(relabel->context, text) : text;
+            if (label == NULL) {
+                left_out[id] = true;
+                continue;
+            }
+            ok = (node_label[id] = copy_label(label)) != NULL;
+        } else if (left_out[node->parent]) {
+            left_out[id] = true;
+            continue;
+        } else if (name_label[node->name] == NULL) {
+            const char *label = relabel && relabel->name ? relabel->name(relabel->context, text) : text;
+            ok = (name_label[node->name] = copy_label(label ? label : text)) != NULL;
+        }
+        double own = node->total - children_total[id];
+        if (!ok || !(own > 0.0) || node->depth > FLAMEGRAPH_MAX_DEPTH)
+            continue;
+        for (uint32_t at = (uint32_t)id; at != FG_ROOT; at = source->nodes[at].parent) {
+            const fg_node *step = &source->nodes[at];
+            path[step->depth - 1] = step->depth == 1 ? node_label[at] : name_label[step->name];
+        }
+        flamegraph_status added = flamegraph_tree_add_stack_fractional(copy, path, node->depth, own);
+        ok = added != FLAMEGRAPH_ERR_NO_MEMORY && added != FLAMEGRAPH_ERR_ARGUMENT;
+    }
+    /* What the source itself dropped stays counted. */
+    if (ok) {
+        copy->dropped_stacks += source->dropped_stacks;
+        copy->dropped_value += source->dropped_value;
+    }
+    for (size_t id = 0; node_label != NULL && id < nodes; id++)
+        free(node_label[id]);
+    for (size_t id = 0; name_label != NULL && id < names; id++)
+        free(name_label[id]);
+    free(children_total);
+    free(node_label);
+    free(name_label);
+    free(left_out);
+    free(path);
+    if (!ok) {
+        flamegraph_tree_destroy(copy);
+        return NULL;
+    }
+    *status = FLAMEGRAPH_OK;
+    return copy;
+}

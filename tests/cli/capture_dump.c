@@ -5,8 +5,14 @@
  *     info    VERSION PRODUCER PROCESS PID WALL_EPOCH_NS FLAME
  *     frame   INDEX START_NS DURATION_NS OVERHEAD_NS DROPPED HAS_FLAME N_SCOPES
  *     value   COLUMN_ID VALUE(%.17g)
- *     scope   THREAD_ID THREAD_NAME SITE_NAME DEPTH START_NS DURATION_NS
+ *     drop    CAUSE THREAD_ID COUNT
+ *     scope   THREAD_ID THREAD_NAME SITE_NAME DEPTH START_NS DURATION_NS INDEX PARENT FLAGS OPEN FUNCTION
+ *             (INDEX in the thread's scopes, ended then open; PARENT an index, -1 none,
+ *             -2 not recorded; OPEN 1 for the scopes still open at the frame's end;
+ *             FUNCTION 1 for a site of -finstrument-functions: module id set)
+ *     costs   SCOPE_COST_NS FUNCTION_COST_NS  (after info)
  *     column  ID SYSTEM NAME UNIT          (at the end: every column declared)
+ *     thread  ID NAME                      (at the end: each thread met, its newest name)
  *     end     FRAMES STATUS(ok|error) MESSAGE
  */
 #include <stdio.h>
@@ -26,6 +32,8 @@ int main(int argc, char **argv) {
     }
     vor_reader_frame f;
     vor_read_status st;
+    static uint32_t seen[4096];
+    uint32_t n_seen = 0;
     uint64_t frames = 0;
     int header_printed = 0;
     while ((st = vor_reader_next(r, &f)) == VOR_READ_FRAME) {
@@ -33,6 +41,7 @@ int main(int argc, char **argv) {
             const vor_reader_info *in = vor_reader_get_info(r);
             printf("info\t%u.%u\t%s\t%s\t%llu\t%lld\t%d\n", in->version_major, in->version_minor, in->producer, in->process,
                    (unsigned long long)in->pid, (long long)in->wall_epoch_ns, in->flame);
+            printf("costs\t%.17g\t%.17g\n", in->scope_cost_ns, in->function_cost_ns);
             header_printed = 1;
         }
         frames++;
@@ -40,19 +49,34 @@ int main(int argc, char **argv) {
                (long long)f.duration_ns, (long long)f.overhead_ns, (unsigned long long)f.dropped_scopes, f.has_flame,
                (unsigned long long)f.n_scopes);
         for (uint32_t i = 0; i < f.n_values; i++) printf("value\t%u\t%.17g\n", f.values[i].column_id, f.values[i].value);
+        for (uint32_t i = 0; i < f.n_drops; i++)
+            printf("drop\t%u\t%u\t%llu\n", f.drops[i].cause, f.drops[i].thread_id, (unsigned long long)f.drops[i].count);
         for (uint32_t t = 0; t < f.n_threads; t++) {
             const vor_reader_thread *th = vor_reader_get_thread(r, f.threads[t].thread_id);
-            for (uint32_t i = 0; i < f.threads[t].n_scopes; i++) {
+            uint32_t k = 0;
+            while (k < n_seen && seen[k] != f.threads[t].thread_id) k++;
+            if (k == n_seen && n_seen < sizeof seen / sizeof *seen) seen[n_seen++] = f.threads[t].thread_id;
+            uint32_t n = f.threads[t].n_scopes + f.threads[t].n_open;
+            for (uint32_t i = 0; i < n; i++) {
                 const vor_reader_scope *s = &f.threads[t].scopes[i];
                 const vor_reader_site *site = vor_reader_get_site(r, s->site_id);
-                printf("scope\t%u\t%s\t%s\t%u\t%lld\t%lld\n", f.threads[t].thread_id, th ? th->name : "?",
-                       site ? site->name : "?", s->depth, (long long)s->start_ns, (long long)s->duration_ns);
+                long long parent = s->parent == VOR_PARENT_NONE ? -1 : s->parent == VOR_PARENT_UNKNOWN ? -2 : (long long)s->parent;
+                char fallback[32];
+                snprintf(fallback, sizeof fallback, "site %u", s->site_id);
+                printf("scope\t%u\t%s\t%s\t%u\t%lld\t%lld\t%u\t%lld\t%u\t%d\t%d\n", f.threads[t].thread_id,
+                       th ? th->name : "?", site && site->name && site->name[0] ? site->name : fallback, s->depth,
+                       (long long)s->start_ns, (long long)s->duration_ns, i, parent, s->flags, i >= f.threads[t].n_scopes,
+                       site && site->module_id != 0);
             }
         }
     }
     for (uint32_t id = 0; id < vor_reader_column_count(r); id++) {
         const vor_reader_column *c = vor_reader_get_column(r, id);
         if (c) printf("column\t%u\t%d\t%s\t%s\n", c->id, c->is_system, c->name, c->unit);
+    }
+    for (uint32_t k = 0; k < n_seen; k++) {
+        const vor_reader_thread *th = vor_reader_get_thread(r, seen[k]);
+        printf("thread\t%u\t%s\n", seen[k], th && th->name ? th->name : "");
     }
     printf("end\t%llu\t%s\t%s\n", (unsigned long long)frames, st == VOR_READ_ERROR ? "error" : "ok", vor_reader_error(r));
     vor_reader_close(r);

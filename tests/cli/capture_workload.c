@@ -14,6 +14,14 @@
  * from frame FRAMES/2 on (a column first appearing mid-run), NaN at frame FRAMES-2 and
  * +infinity at FRAMES-3 when those are in the second half.
  * --delay-ms sleeps between frames (tests that tail a growing capture).
+ * --span-mark: the main thread's "step" scope spans each frame mark: it begins before the
+ *   mark with "child before the mark" inside it, and ends early in the next frame after
+ *   "child after the mark" (a scope whose parent is in another frame). Its stacks:
+ *   run;step;child before the mark, run;step;child after the mark; frame_body is never
+ *   inside step.
+ * --pause: collection is off (vor_disable) for frames 7 to 9 of every 20.
+ * --burst: small thread buffers (1,024 scopes) and, every 4th frame, 3,000 "tick" scopes
+ *   inside the worker's "load": the writer drops some, and says why.
  * --odd-names adds names that must not reach a terminal or a JSON file as they are: a
  * metric ODD_METRIC, a scope ODD_SCOPE inside frame_body, and the worker thread named
  * ODD_THREAD (escape sequences, a newline, invalid UTF-8: a stray byte, an overlong '/',
@@ -34,8 +42,8 @@
 #define ODD_THREAD "thr\x1b[31m\r\xfe"
 
 static pthread_barrier_t frame_start, frame_done;
-static int odd_names;
-static volatile int stop_worker;
+static int odd_names, burst;
+static volatile int stop_worker, burst_now;
 static volatile uint64_t sink;
 
 /* Busy work for about `us` microseconds, so that every scope has a self time. */
@@ -53,6 +61,12 @@ static void *worker(void *arg) {
         {
             VOR_SCOPE("load");
             spin_us(5);
+            if (burst && burst_now) {
+                for (int k = 0; k < 3000; k++) {
+                    VOR_SCOPE("tick");
+                    sink++;
+                }
+            }
             {
                 VOR_SCOPE("decode");
                 spin_us(10);
@@ -90,14 +104,24 @@ static void frame_body(int i) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: capture_workload FRAMES [--delay-ms MS]\n");
+        fprintf(stderr, "usage: capture_workload FRAMES [--delay-ms MS] [--odd-names] [--span-mark] [--pause] [--burst]\n");
         return 2;
     }
     int frames = atoi(argv[1]);
     long delay_ms = 0;
+    int span_mark = 0, pause = 0;
     for (int a = 2; a < argc; a++) {
         if (strcmp(argv[a], "--delay-ms") == 0 && a + 1 < argc) delay_ms = atol(argv[++a]);
         else if (strcmp(argv[a], "--odd-names") == 0) odd_names = 1;
+        else if (strcmp(argv[a], "--span-mark") == 0) span_mark = 1;
+        else if (strcmp(argv[a], "--pause") == 0) pause = 1;
+        else if (strcmp(argv[a], "--burst") == 0) burst = 1;
+    }
+    if (burst) {
+        vor_desc desc;
+        memset(&desc, 0, sizeof desc);
+        desc.thread_buffer_scopes = 1024;
+        vor_setup(&desc);
     }
     if (frames < 1) frames = 1;
 
@@ -111,9 +135,20 @@ int main(int argc, char **argv) {
     if (pthread_create(&th, NULL, worker, NULL) != 0) return 1;
 
     static vor_site run_site = VOR_SITE_INIT("run");
+    static vor_site step_site = VOR_SITE_INIT("step");
     int run_open = vor_scope_begin(&run_site);
+    int step_open = 0;
     for (int i = 0; i < frames; i++) {
+        burst_now = i % 4 == 0;
         pthread_barrier_wait(&frame_start);
+        if (step_open) { /* the step begun before the last mark */
+            {
+                VOR_SCOPE("child after the mark");
+                spin_us(8);
+            }
+            vor_scope_end();
+            step_open = 0;
+        }
         frame_body(i);
         pthread_barrier_wait(&frame_done);
         vor_record_metric("score", 1.5 * i);
@@ -124,8 +159,15 @@ int main(int argc, char **argv) {
             if (i == frames - 3) loss = INFINITY;
             vor_record_metric("loss", loss);
         }
+        if (span_mark && i < frames - 1) {
+            step_open = vor_scope_begin(&step_site);
+            VOR_SCOPE("child before the mark");
+            spin_us(6);
+        }
         if (i == frames - 1 && run_open) vor_scope_end();
         vor_frame_mark();
+        if (pause && i % 20 == 6) vor_disable();
+        if (pause && i % 20 == 9) vor_enable();
         if (delay_ms > 0) {
             struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
             nanosleep(&ts, NULL);

@@ -27,21 +27,10 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import Failure, check, equal  # noqa: E402
+
 ARGS = None
-
-
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
-def equal(got, want, what):
-    if got != want:
-        raise Failure(f"{what}: got {got!r}, want {want!r}")
 
 
 # ---- Running things -------------------------------------------------------------------
@@ -62,7 +51,7 @@ def tmp(name):
     return os.path.join(ARGS.tmp, name)
 
 
-def make_capture(name, frames, flame=True, extra_env=None, delay_ms=0, odd_names=False):
+def make_capture(name, frames, flame=True, extra_env=None, delay_ms=0, odd_names=False, options=()):
     path = tmp(name)
     if os.path.exists(path):
         os.remove(path)
@@ -76,90 +65,27 @@ def make_capture(name, frames, flame=True, extra_env=None, delay_ms=0, odd_names
     env.update(extra_env or {})
     cmd = [ARGS.workload, str(frames)] + (["--delay-ms", str(delay_ms)] if delay_ms else [])
     cmd += ["--odd-names"] if odd_names else []
+    cmd += list(options)
     rc, out, err = run(cmd, env=env)
     check(rc == 0, f"workload failed ({rc}): {err}")
     check(os.path.getsize(path) > 0, "workload wrote an empty capture")
     return path
 
 
-# ---- The capture as the reader sees it (cli_capture_dump) -------------------------------
+# ---- The capture as the reader sees it (cli_capture_dump), the reading rules ---------------
 
-class Capture:
-    def __init__(self, path):
-        rc, out, err = run([ARGS.dump, path])
-        check(rc == 0, f"capture_dump failed: {err}")
-        self.info = None
-        self.frames = []
-        self.columns = {}
-        self.end = None
-        for line in out.split("\n"):
-            if not line:
-                continue
-            f = line.split("\t")
-            kind = f[0]
-            if kind == "info":
-                self.info = dict(version=f[1], producer=f[2], process=f[3], pid=int(f[4]), wall=int(f[5]),
-                                 flame=int(f[6]))
-            elif kind == "frame":
-                self.frames.append(dict(index=int(f[1]), start=int(f[2]), dur=int(f[3]), overhead=int(f[4]),
-                                        dropped=int(f[5]), has_flame=int(f[6]), n_scopes=int(f[7]), values={},
-                                        scopes=[]))
-            elif kind == "value":
-                self.frames[-1]["values"][int(f[1])] = float(f[2])
-            elif kind == "scope":
-                self.frames[-1]["scopes"].append(dict(thread=int(f[1]), tname=f[2], name=f[3], depth=int(f[4]),
-                                                      start=int(f[5]), dur=int(f[6])))
-            elif kind == "column":
-                self.columns[int(f[1])] = dict(system=int(f[2]), name=f[3], unit=f[4] if len(f) > 4 else "")
-            elif kind == "end":
-                self.end = dict(frames=int(f[1]), status=f[2], message=f[3] if len(f) > 3 else "")
-
-    def scopes(self):
-        for fr in self.frames:
-            yield from fr["scopes"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reading_rules import Dump, Rules, nearest_rank, plausible, PLACEHOLDER  # noqa: E402
 
 
-def nearest_rank(values, p):
-    v = sorted(values)
-    rank = max(1, math.ceil(p / 100.0 * len(v)))
-    return v[rank - 1]
+def Capture(path):
+    return Dump(ARGS.dump, path)
 
 
-def scope_forest(cap):
-    """Parents as docs/FORMAT.md section 4.5 defines them, applied to each thread's whole
-    stream of scopes (end order across frames): the parent of a scope at depth d is the
-    first scope after it at depth d - 1 on the same thread. A plain backward pass, not the
-    CLI's stack of pending groups. Returns (scopes, parent, self)."""
-    scopes = list(cap.scopes())
-    parent = [None] * len(scopes)
-    next_at = {}  # (thread, depth) -> index of the nearest following scope
-    for i in range(len(scopes) - 1, -1, -1):
-        s = scopes[i]
-        if s["depth"] > 0:
-            parent[i] = next_at.get((s["thread"], s["depth"] - 1))
-        next_at[(s["thread"], s["depth"])] = i
-    child_sum = [0] * len(scopes)
-    for i, p in enumerate(parent):
-        if p is not None:
-            child_sum[p] += scopes[i]["dur"]
-    self_ns = [max(0, s["dur"] - child_sum[i]) for i, s in enumerate(scopes)]
-    return scopes, parent, self_ns
-
-
-def expected_folded(cap, thread_roots=True):
-    scopes, parent, self_ns = scope_forest(cap)
-    out = {}
-    for i, s in enumerate(scopes):
-        names = []
-        j = i
-        while j is not None:
-            names.append(scopes[j]["name"])
-            j = parent[j]
-        if thread_roots:
-            names.append(s["tname"])
-        path = ";".join(reversed(names))
-        out[path] = out.get(path, 0) + self_ns[i]
-    return {k: v for k, v in out.items() if v > 0}
+# The stacks capture_workload.c makes (thread names as it sets them).
+WORKLOAD_STACKS = {"main;run", "main;run;frame_body", "main;run;frame_body;physics",
+                   "main;run;frame_body;physics;collide", "main;run;frame_body;render", "worker;load",
+                   "worker;load;decode"}
 
 
 def parse_folded(text):
@@ -218,6 +144,10 @@ def test_summary():
         equal(m["unit"], cap.columns[cid]["unit"], f"{m['name']} unit")
         equal(m["system"], bool(cap.columns[cid]["system"]), f"{m['name']} system")
         vals = [f["values"][cid] for f in cap.frames if cid in f["values"]]
+        if cid == 0 and s["compensation"]["on"]:  # frame time less the frame's overhead
+            vals = [v * ((f["dur"] - min(f["overhead"], f["dur"])) / f["dur"]) if f["dur"] else v
+                    for f, v in ((f, f["values"][0]) for f in cap.frames if 0 in f["values"])]
+        equal(m["compensated"], cid == 0 and s["compensation"]["on"], f"{m['name']} compensated")
         finite = [v for v in vals if math.isfinite(v)]
         equal(m["frames"], len(finite), f"{m['name']} frames")
         equal(m["nonfinite"], len(vals) - len(finite), f"{m['name']} nonfinite")
@@ -234,14 +164,9 @@ def test_summary():
     equal(by_name["loss"]["nonfinite"], 2, "loss non-finite values")
     equal(by_name["score"]["max"], 1.5 * (FRAMES - 1), "score max")
 
-    # Scopes: calls, total and self by name, from the containment forest.
-    scopes, parent, self_ns = scope_forest(cap)
-    per = {}
-    for i, sc in enumerate(scopes):
-        e = per.setdefault(sc["name"], [0, 0, 0])
-        e[0] += 1
-        e[1] += sc["dur"]
-        e[2] += self_ns[i]
+    # Scopes: calls, total, self, mean and max by name, by the reading rules (computed here).
+    rules = Rules(cap)
+    per = {n: [e["calls"], e["total"], e["self"]] for n, e in rules.names.items()}
     equal(per["render"][0], FRAMES + (FRAMES + 1) // 2, "render calls")
     equal(per["run"][0], 1, "run calls")
     for key, field in (("top_by_total", 1), ("top_by_self", 2)):
@@ -251,7 +176,15 @@ def test_summary():
         equal([r["name"] for r in rows], want[:len(rows)], f"{key} order")
         for r in rows:
             equal([r["calls"], r["total_ns"], r["self_ns"]], per[r["name"]], f"{key} {r['name']}")
-    equal(s["scope_notes"], {"unfinished": 0, "skipped_level": 0, "negative_self": 0, "too_deep": 0}, "scope notes")
+            equal(r["max_ns"], rules.names[r["name"]]["max"], f"{key} {r['name']} max")
+            check(abs(r["mean_ns"] - rules.mean(r["name"])) <= 1e-9 * rules.mean(r["name"]), f"{r['name']} mean")
+            check(r["self_ns"] >= 0 and r["total_ns"] >= r["self_ns"], f"{r['name']}: self within total")
+    equal(s["scope_notes"]["parent_not_recorded"], rules.parent_unknown, "scopes whose parent was not recorded")
+    equal(s["scope_notes"]["children_longer"], 0, "no child longer than its parent")
+    # Time inside the frames: no name has more than the frames it ran in.
+    span = sum(f["dur"] for f in cap.frames if f["has_flame"])
+    for r in s["top_by_total"]:
+        check(r["total_ns"] <= span, f"{r['name']}: {r['total_ns']} ns in {span} ns of frames")
 
     rc, out, err = vor("summary", path, "--top", "2", "--json")
     equal(len(json.loads(out)["top_by_self"]), 2, "--top 2")
@@ -317,13 +250,13 @@ def test_folded():
     path = make_capture("folded.vor", FRAMES)
     cap = Capture(path)
     rc, out, err = vor("export", path, "--format", "folded")
-    equal((rc, err), (0, ""), "export folded")
+    equal(rc, 0, "export folded")
+    check(err == "" or "parent was not recorded" in err, f"export folded stderr: {err!r}")
     got = parse_folded(out)
-    want = expected_folded(cap)
+    want = Rules(cap).folded
     equal(sorted(got), sorted(want), "folded stacks")
-    equal(sorted(got), ["main;run", "main;run;frame_body", "main;run;frame_body;physics",
-                        "main;run;frame_body;physics;collide", "main;run;frame_body;render", "worker;load",
-                        "worker;load;decode"], "the workload's stacks")
+    for k in got:
+        check(plausible(k, WORKLOAD_STACKS), f"a stack the workload never makes: {k!r}")
     for k in want:
         equal(got[k], want[k], f"self time of {k}")
     equal(out.splitlines(), sorted(out.splitlines()), "lines in name order")
@@ -331,17 +264,14 @@ def test_folded():
     rc, out, err = vor("export", "--no-thread", path, "-f", "folded")
     equal(rc, 0, "export folded --no-thread")
     got = parse_folded(out)
-    want = {}
-    for k, v in expected_folded(cap).items():
-        k = k.split(";", 1)[1]
-        want[k] = want.get(k, 0) + v
-    equal(got, want, "folded --no-thread")
+    equal(got, Rules(cap, thread_roots=False).folded, "folded --no-thread")
 
-    # A tiny cap: fewer stacks, same total, a note.
-    rc, out, err = vor("export", path, "--format", "folded", "--max-stacks", "5")
-    equal(rc, 0, "folded --max-stacks 5")
+    # A tiny cap (room for the threads, not their scopes): fewer stacks, same total, a note.
+    rc, out, err = vor("export", path, "--format", "folded", "--max-stacks", "8")
+    equal(rc, 0, "folded --max-stacks 8")
     check("--max-stacks" in err and path in err, f"cap note: {err!r}")
-    equal(sum(parse_folded(out).values()), sum(expected_folded(cap).values()), "total kept under the cap")
+    check(len(parse_folded(out)) < len(want), "fewer stacks under the cap")
+    equal(sum(parse_folded(out).values()), sum(want.values()), "total kept under the cap")
 
     plain = make_capture("folded_plain.vor", 10, flame=False)
     rc, out, err = vor("export", plain, "--format", "folded")
@@ -618,7 +548,9 @@ def test_errors():
         rc, out, err = vor(*cmd)
         equal(rc, 0, f"{cmd[0]} of a damaged capture")
         note = f"vor {cmd[0]}: {bad}: damaged record at byte {bad_at} "
-        check(err and all(line.startswith(note) for line in err.splitlines()), f"a note naming the offset: {err!r}")
+        # (and, while the writer lists no open scopes, the folded export's note about them)
+        lines = [l for l in err.splitlines() if "their parent was not recorded" not in l]
+        check(lines and all(line.startswith(note) for line in lines), f"a note naming the offset: {err!r}")
     rc, out, err = vor("export", bad, "--format", "csv")
     equal(len(out.splitlines()), 30, "csv of a damaged capture: the header row and 29 of 30 frames")
 
@@ -699,12 +631,15 @@ def test_truncated():
     equal(s["frames"], 40, "frames summarised")
     equal(s["finished"], False, "no end record")
     equal(s["last_index"], whole.frames[39]["index"], "last complete frame")
-    # The run-long scope never ended in the kept part: its children are unfinished.
-    check(s["scope_notes"]["unfinished"] > 0, "children of a scope that never ended are counted")
+    # The run-long scope never ended in the kept part: its time is what the frames kept say
+    # (as an open scope where the writer lists them, under the placeholder where not).
     rc, out, err = vor("export", cut, "--format", "folded")
     equal(rc, 0, "folded of a truncated capture")
     got = parse_folded(out)
-    check("main;frame_body" in got and "main;run" not in got, f"unfinished parents leave stacks at the root: {sorted(got)}")
+    equal(got, Rules(part).folded, "the reading rules on the frames kept")
+    equal(Rules(part).names.get("run", {}).get("calls", 0), 0, "run never ended in the frames kept")
+    for k in got:
+        check(plausible(k, WORKLOAD_STACKS), f"a stack the workload never makes: {k!r}")
     rc, out, err = vor("export", cut, "--format", "csv")
     equal((rc, len(out.splitlines())), (0, 41), "csv of a truncated capture")
 
@@ -1149,7 +1084,115 @@ def test_text():
                        "'main;x notanumber'\n"), f"the folded reader's problem is kept: {err[-200:]!r}")
 
 
+# With --span-mark and --burst (capture_workload.c).
+SPAN_STACKS = WORKLOAD_STACKS | {"main;run;step", "main;run;step;child before the mark",
+                                 "main;run;step;child after the mark", "worker;load;tick"}
+
+
+def svg_frame_names(path):
+    import xml.etree.ElementTree as ET
+    names = set()
+    for t in ET.parse(path).getroot().iter("{http://www.w3.org/2000/svg}title"):
+        m = re.match(r"(.*) \([^()]*\)$", t.text or "")
+        if m:
+            names.add(m.group(1))
+    return names
+
+
+def test_true_stacks():
+    """Issue 9.2 on real captures: VOR_RECORD_EVERY=3, VOR_RECORD_MAX_FRAMES, pauses, drops,
+    a scope open across every frame mark, two threads. Every output shows only stacks the
+    program makes, no negative self time, and the numbers of the reading rules."""
+    configs = [
+        ("every3", {"VOR_RECORD_EVERY": "3"}, ["--span-mark", "--pause", "--burst"], 60),
+        ("max_frames", {"VOR_RECORD_MAX_FRAMES": "10"}, ["--span-mark", "--burst"], 40),
+        ("every1", {}, ["--span-mark", "--pause"], 40),
+    ]
+    for name, env, options, frames in configs:
+        path = make_capture(f"stacks_{name}.vor", frames, extra_env=env, options=options)
+        cap = Capture(path)
+        rules = Rules(cap)
+        # folded
+        rc, out, err = vor("export", path, "--format", "folded")
+        equal(rc, 0, f"{name}: export folded ({err!r})")
+        got = parse_folded(out)
+        for k in got:
+            check(plausible(k, SPAN_STACKS), f"{name}: a stack the program never makes: {k!r}")
+        equal(got, rules.folded, f"{name}: folded = the reading rules")
+        # summary
+        rc, out, err = vor("summary", path, "--json", "--top", "0")
+        equal(rc, 0, f"{name}: summary")
+        rc, out, err = vor("summary", path, "--json", "--top", "1000")
+        s = json.loads(out)
+        rows = {r["name"]: r for r in s["top_by_total"]}
+        equal(sorted(rows), sorted(rules.names), f"{name}: summary names")
+        for n, r in rows.items():
+            e = rules.names[n]
+            equal([r["calls"], r["total_ns"], r["self_ns"]], [e["calls"], e["total"], e["self"]], f"{name}: {n}")
+            check(r["self_ns"] >= 0 and r["total_ns"] >= 0, f"{name}: {n}: negative time")
+        equal(s["scope_notes"]["parent_not_recorded"], rules.parent_unknown, f"{name}: parent not recorded")
+        equal(s["drops"]["total"], sum(max(f["dropped"], sum(c for _, _, c in f["drops"])) for f in cap.frames),
+              f"{name}: drops")
+        if "--burst" in options:
+            check(s["drops"]["total"] > 0, f"{name}: the burst drops scopes")
+        # flamegraph: the frames drawn are the names and threads, nothing else
+        svg = tmp(f"stacks_{name}.svg")
+        rc, out, err = vor("flamegraph", path, "-o", svg)
+        equal(rc, 0, f"{name}: flamegraph ({err!r})")
+        drawn = svg_frame_names(svg)
+        check(drawn <= set(rules.names) | {"all", "main", "worker", PLACEHOLDER}, f"{name}: drawn {drawn}")
+        with open(svg, encoding="utf-8") as fh:
+            text = fh.read()
+        check("scopes dropped" in text, f"{name}: the SVG says what was dropped")
+        # diff against itself: the same totals
+        rc, out, err = vor("diff", path, path, "--json", "--top", "0")
+        equal(rc, 0, f"{name}: diff")
+        d = json.loads(out)
+        for r in d["scopes"]:
+            equal(r["a"]["total_ns"], rules.names[r["name"]]["total"], f"{name}: diff total of {r['name']}")
+        equal(d["a"]["drops"]["total"], s["drops"]["in_flame_frames"], f"{name}: diff drops (in the flame frames)")
+
+
+def help_options(text):
+    """(option, takes a value) for each option a --help text defines: lines that start with
+    blanks and a dash, and the usage lines' [--option VALUE] groups."""
+    found = {}
+    for line in text.splitlines():
+        m = re.match(r"\s+(-\w)?(?:, )?(--[a-z][\w-]*)?( [A-Z][\w.\[\]%]*)?", line)
+        if m and (m.group(1) or m.group(2)):
+            for opt in (m.group(1), m.group(2)):
+                if opt:
+                    found[opt] = bool(m.group(3))
+        if line.startswith("usage:") or line.startswith("       vor"):
+            for opt, value in re.findall(r"\[(--[a-z][\w-]*)( [A-Z][\w.]*)?", line):
+                found.setdefault(opt, bool(value))
+    return found
+
+
+def test_help():
+    """Issue 10.6: every option a command's --help offers is one the command takes (a
+    one-input command offers no option for two inputs), and the help says what it is."""
+    for cmd in ("summary", "export", "tail", "flamegraph", "diff", "serve", "symbolize"):
+        rc, text, err = vor(cmd, "--help")
+        equal((rc, err), (0, ""), f"vor {cmd} --help")
+        opts = help_options(text)
+        check(len(opts) >= 3, f"{cmd}: options found in the help: {opts}")
+        for opt, takes_value in sorted(opts.items()):
+            if opt in ("-h", "--help"):
+                continue
+            args = [cmd, opt] + (["1"] if takes_value else []) + ["--zz-not-an-option"]
+            rc, out, err = vor(*args, timeout=30)
+            equal(rc, 2, f"vor {' '.join(args)}")
+            check(f"unknown option '{opt}" not in err and "takes no value" not in err and "needs a value" not in err,
+                  f"vor {' '.join(args)}: the help offers {opt}, the command refuses it: {err!r}")
+    rc, text, err = vor("flamegraph", "--help")
+    for word in ("--normalize", "Differential"):
+        check(word not in text, f"vor flamegraph --help offers {word!r}: it takes one input")
+
+
 TESTS = {
+    "true_stacks": test_true_stacks,
+    "help": test_help,
     "summary": test_summary,
     "csv": test_csv,
     "folded": test_folded,

@@ -36,6 +36,7 @@ void setup_with_capture(vor_desc desc);
 typedef struct recorded_scope {
     uint32_t thread_id, site_id, depth;
     int64_t start_ns, duration_ns;
+    uint32_t parent, flags; /* as in the record: parent indexes the thread's ended + open scopes */
 } recorded_scope;
 
 typedef struct recorded_frame {
@@ -46,8 +47,12 @@ typedef struct recorded_frame {
     uint32_t n_user;
     vor_user_value user[32];
     uint64_t n_scopes, dropped;
-    recorded_scope *scopes; /* the first `kept` scopes, thread-major, end order */
+    recorded_scope *scopes; /* the first `kept` ended scopes, thread-major, end order */
     uint32_t kept;
+    recorded_scope *open;   /* the first `kept_open` open scopes, thread-major, outermost first */
+    uint32_t kept_open;
+    uint32_t n_drops;
+    vor_reader_drop drops[16];
 } recorded_frame;
 
 #define RECORDED_FRAMES_MAX 4096
@@ -65,7 +70,14 @@ extern recording rec;
 /* Resets `rec` and adds the recording consumer to the running session. */
 void recording_attach(uint32_t keep_scopes_per_frame);
 void recording_free(void);
-/* Shuts the session down and restores defaults (settings, clock, log capture). */
+/* Scopes of each thread must nest or be disjoint: sorts `scopes` (all threads, any order)
+ * and returns how many partially overlap an enclosing one of their thread. */
+uint64_t count_partial_overlaps(recorded_scope *scopes, uint64_t n);
+/* The same over every ended scope the recording kept. */
+uint64_t recorded_partial_overlaps(void);
+
+/* Shuts the session down, ends the scopes the calling thread left open, and restores the
+ * defaults (settings, clock, log capture). */
 void session_teardown(void);
 
 #endif

@@ -125,35 +125,9 @@ static void check_against_truths(double rel_tolerance, int64_t abs_tolerance_ns)
 }
 
 /* Per thread, scopes either nest or are disjoint, across frames too. */
-static int compare_interval(const void *a, const void *b) {
-    const recorded_scope *x = a, *y = b;
-    if (x->start_ns != y->start_ns) return x->start_ns < y->start_ns ? -1 : 1;
-    int64_t xe = x->start_ns + x->duration_ns, ye = y->start_ns + y->duration_ns;
-    if (xe != ye) return xe > ye ? -1 : 1;
-    return x->depth < y->depth ? -1 : (x->depth > y->depth);
-}
-
 static void check_no_partial_overlap(void) {
-    uint64_t total = 0;
-    for (uint32_t f = 0; f < rec.n_frames; f++) total += rec.frames[f].kept;
-    recorded_scope *all = calloc(total ? total : 1, sizeof *all);
-    assert_non_null(all);
-    uint64_t n = 0;
-    for (uint32_t f = 0; f < rec.n_frames; f++)
-        for (uint32_t i = 0; i < rec.frames[f].kept; i++) all[n++] = rec.frames[f].scopes[i];
-    qsort(all, n, sizeof *all, compare_interval);
-    int64_t stack_end[64];
-    uint32_t top = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        int64_t s = all[i].start_ns, e = s + all[i].duration_ns;
-        while (top > 0 && stack_end[top - 1] <= s) top--;
-        if (top > 0 && e > stack_end[top - 1])
-            fail_msg("partial overlap: [%lld, %lld] against one ending at %lld", (long long)s, (long long)e,
-                     (long long)stack_end[top - 1]);
-        assert_true(top < 64);
-        stack_end[top++] = e;
-    }
-    free(all);
+    uint64_t overlaps = recorded_partial_overlaps();
+    if (overlaps) fail_msg("%llu partial overlaps", (unsigned long long)overlaps);
 }
 
 static void reset_truths(void) {

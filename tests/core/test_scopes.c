@@ -172,20 +172,69 @@ static void disabled_path_records_nothing(void **state) {
     assert_int_equal(rec.frames[0].duration_ns, 10); /* resuming opened a new frame */
 }
 
-static void scope_open_across_disable_is_discarded_on_resume(void **state) {
+static void scope_ending_during_a_pause_is_not_recorded(void **state) {
     (void)state;
     vor_desc d = {0};
     start_fake_session(d, 10);
-    static vor_site s = VOR_SITE_INIT("crosses a pause");
+    static vor_site s = VOR_SITE_INIT("ends in a pause");
     assert_int_equal(vor_scope_begin(&s), 1);
     vor_disable();
     fake_advance(100);
     vor_scope_end(); /* the begin was recorded, so the end still pops */
+    fake_advance(5);
     vor_enable();
     fake_advance(10);
     vor_frame_mark();
     assert_int_equal(rec.frames[0].n_scopes, 0);
+    assert_int_equal(rec.frames[0].kept_open, 0);
     assert_int_equal(vor_tls_thread->depth, 0);
+}
+
+/* A scope that began before a pause and ends after it keeps its true start: open in the
+ * frames in between, ended in the frame where it ends, and its children find it. */
+static void scope_spanning_a_pause_keeps_its_true_start(void **state) {
+    (void)state;
+    vor_desc d = {0};
+    start_fake_session(d, 10);
+    static vor_site s = VOR_SITE_INIT("spans a pause");
+    fake_advance(100);
+    assert_int_equal(vor_scope_begin(&s), 1); /* at 100 */
+    fake_advance(100);
+    vor_frame_mark(); /* frame 0: [0, 200), the scope open */
+    vor_disable();
+    fake_advance(1000);
+    vor_enable(); /* frame 1 starts at 1200 */
+    fake_advance(50);
+    {
+        VOR_SCOPE("child after the pause"); /* 1250 .. 1260 */
+        fake_advance(10);
+    }
+    fake_advance(40);
+    vor_frame_mark(); /* frame 1: [1200, 1300) */
+    fake_advance(30);
+    vor_scope_end(); /* 1330 */
+    fake_advance(70);
+    vor_frame_mark(); /* frame 2: [1300, 1400) */
+
+    assert_int_equal(rec.n_frames, 3);
+    assert_int_equal(rec.frames[0].kept_open, 1);
+    assert_int_equal(rec.frames[0].open[0].start_ns, 100);
+    assert_int_equal(rec.frames[0].open[0].duration_ns, 100);
+    assert_int_equal(rec.frames[0].open[0].flags, VOR_SCOPE_OPEN);
+    recorded_frame *f1 = &rec.frames[1];
+    assert_int_equal(f1->start_ns, 1200);
+    assert_int_equal(f1->n_scopes, 1);
+    assert_int_equal(f1->kept_open, 1);
+    assert_int_equal(f1->open[0].start_ns, 100);
+    assert_int_equal(f1->open[0].duration_ns, 1200);
+    assert_int_equal(f1->scopes[0].start_ns, 1250);
+    assert_int_equal(f1->scopes[0].parent, 1); /* the open scope, after the one ended */
+    recorded_frame *f2 = &rec.frames[2];
+    assert_int_equal(f2->n_scopes, 1);
+    assert_int_equal(f2->kept_open, 0);
+    assert_int_equal(f2->scopes[0].start_ns, 100);
+    assert_int_equal(f2->scopes[0].duration_ns, 1230);
+    assert_int_equal(f2->scopes[0].parent, VOR_PARENT_NONE);
 }
 
 static void unbalanced_end_is_counted_and_reported_once(void **state) {
@@ -281,7 +330,7 @@ static void *leave_open_worker(void *arg) {
     return NULL; /* exits with two scopes open */
 }
 
-static void thread_exiting_with_open_scopes_drops_them(void **state) {
+static void thread_exiting_with_open_scopes_closes_them_unwound(void **state) {
     (void)state;
     vor_desc d = {0};
     start_fake_session(d, 10);
@@ -289,8 +338,20 @@ static void thread_exiting_with_open_scopes_drops_them(void **state) {
     assert_int_equal(pthread_create(&th, NULL, leave_open_worker, NULL), 0);
     assert_int_equal(pthread_join(th, NULL), 0);
     vor_frame_mark();
-    assert_int_equal(rec.frames[0].n_scopes, 1);
-    assert_string_equal(site_name(rec.frames[0].scopes[0].site_id), "closed");
+    /* The scope it closed, then the two it left open, closed at its exit, innermost first. */
+    recorded_frame *f = &rec.frames[0];
+    assert_int_equal(f->n_scopes, 3);
+    assert_int_equal(f->kept_open, 0);
+    assert_string_equal(site_name(f->scopes[0].site_id), "closed");
+    assert_int_equal(f->scopes[0].flags, 0);
+    assert_int_equal(f->scopes[0].parent, 1);
+    for (int i = 1; i <= 2; i++) {
+        assert_string_equal(site_name(f->scopes[i].site_id), "left open");
+        assert_int_equal(f->scopes[i].flags, VOR_SCOPE_UNWOUND);
+        assert_int_equal(f->scopes[i].depth, 2 - i);
+    }
+    assert_int_equal(f->scopes[1].parent, 2);
+    assert_int_equal(f->scopes[2].parent, VOR_PARENT_NONE);
     vor_counters c;
     vor_get_counters(&c);
     assert_int_equal(c.open_at_exit, 2);
@@ -397,12 +458,13 @@ int main(void) {
         cmocka_unit_test_teardown(function_scope_is_named_after_the_function, teardown),
         cmocka_unit_test_teardown(scopes_end_on_every_exit_path, teardown),
         cmocka_unit_test_teardown(disabled_path_records_nothing, teardown),
-        cmocka_unit_test_teardown(scope_open_across_disable_is_discarded_on_resume, teardown),
+        cmocka_unit_test_teardown(scope_ending_during_a_pause_is_not_recorded, teardown),
+        cmocka_unit_test_teardown(scope_spanning_a_pause_keeps_its_true_start, teardown),
         cmocka_unit_test_teardown(unbalanced_end_is_counted_and_reported_once, teardown),
         cmocka_unit_test_teardown(deeper_than_max_depth_is_dropped_and_balanced, teardown),
         cmocka_unit_test_teardown(full_thread_buffer_drops_and_counts, teardown),
         cmocka_unit_test_teardown(full_frame_record_drops_and_counts, teardown),
-        cmocka_unit_test_teardown(thread_exiting_with_open_scopes_drops_them, teardown),
+        cmocka_unit_test_teardown(thread_exiting_with_open_scopes_closes_them_unwound, teardown),
         cmocka_unit_test_teardown(threads_beyond_the_limit_are_refused_and_counted, teardown),
     };
     return cmocka_run_group_tests_name("scopes", tests, NULL, NULL);

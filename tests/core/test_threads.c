@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #define THREADS 8
 #define SCOPES_PER_THREAD 100000 /* half "outer", half "inner" nested in it */
@@ -110,11 +111,62 @@ static void nesting_is_consistent_on_every_thread(void **state) {
     }
 }
 
+/* The frame thread exits: the next thread that marks frames takes over. A second thread's
+ * marks are ignored (and counted) only while the frame thread lives. */
+static int marker_go, marker_done;
+static void *marking_thread(void *arg) {
+    (void)arg;
+    for (int i = 0; i < 5; i++) {
+        {
+            VOR_SCOPE("on the first frame thread");
+        }
+        vor_frame_mark();
+    }
+    __atomic_store_n(&marker_done, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&marker_go, __ATOMIC_ACQUIRE)) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static void frame_thread_role_passes_on_when_it_exits(void **state) {
+    (void)state;
+    vor_desc d = {0};
+    setup_with_capture(d);
+    vor_enable();
+    recording_attach(0);
+    marker_go = marker_done = 0;
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, marking_thread, NULL), 0);
+    while (!__atomic_load_n(&marker_done, __ATOMIC_ACQUIRE)) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+    vor_frame_mark(); /* the frame thread still lives: ignored */
+    vor_frame_mark();
+    assert_int_equal(vor_log_count(VOR_LOG_FRAME_MARK_OTHER_THREAD), 2);
+    assert_int_equal(rec.n_frames, 5);
+    __atomic_store_n(&marker_go, 1, __ATOMIC_RELEASE);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    for (int i = 0; i < 10; i++) {
+        {
+            VOR_SCOPE("on the next frame thread");
+        }
+        vor_frame_mark();
+    }
+    assert_int_equal(rec.n_frames, 15);
+    assert_int_equal(rec.total_scopes, 15);
+    assert_int_equal(vor_log_count(VOR_LOG_FRAME_MARK_OTHER_THREAD), 2);
+    for (uint32_t f = 0; f < rec.n_frames; f++) assert_int_equal(rec.frames[f].index, f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(eight_threads_counted_exactly_in_one_frame, teardown),
         cmocka_unit_test_teardown(eight_threads_counted_exactly_while_frames_are_marked, teardown),
         cmocka_unit_test_teardown(nesting_is_consistent_on_every_thread, teardown),
+        cmocka_unit_test_teardown(frame_thread_role_passes_on_when_it_exits, teardown),
     };
     return cmocka_run_group_tests_name("threads", tests, NULL, NULL);
 }

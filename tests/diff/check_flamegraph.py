@@ -51,7 +51,7 @@ assert p.returncode == 0, p.stderr
 f = frames(svg)
 assert "io" not in f and f["step"][0] == "2.00 µs", f
 p = run("flamegraph", a, "-o", svg, "--thread", "nobody")
-assert p.returncode == 2 and "no flame frames match" in p.stderr, p.stderr
+assert p.returncode == 2 and "no scopes in the frames and threads selected" in p.stderr, p.stderr
 
 # Folded stacks from another profiler.
 stacks = os.path.join(tmp, "other.folded")

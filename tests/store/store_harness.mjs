@@ -48,9 +48,11 @@ export const randomKey = () => crypto.randomBytes(12).toString('hex');
 /**
  * An uploader: sends the hello, then (on the offset answer) the bytes from that offset in
  * `chunk`-sized messages. Resolves `done` at close with {code, reason, messages, offset}.
- * opts.stopAt: stop sending at that many bytes and destroy the socket (a killed uploader).
+ * opts.stopAt: stop sending at that many bytes and destroy the socket (a killed uploader), or with
+ * opts.hold keep the connection open without sending more (a stalled uploader). opts.pace: ms
+ * between messages (a trickling uploader); sending stops when the socket closes.
  */
-export function upload(url, data, hello, { chunk = 64 * 1024, stopAt, finish = false, origin, pace } = {}) {
+export function upload(url, data, hello, { chunk = 64 * 1024, stopAt, finish = false, origin, pace, hold = false } = {}) {
   const ws = new WebSocket(`${url}/upload`, 'vor-upload', origin ? { origin } : {});
   const messages = [];
   let offset = null;
@@ -65,9 +67,11 @@ export function upload(url, data, hello, { chunk = 64 * 1024, stopAt, finish = f
       offset = msg.bytes;
       const end = stopAt ?? data.length;
       for (let i = msg.bytes; i < end; i += chunk) {
+        if (ws.readyState !== WebSocket.OPEN) return;
         ws.send(data.subarray(i, Math.min(end, i + chunk)));
         if (pace) await sleep(pace);
       }
+      if (hold) return;
       if (stopAt !== undefined) {
         // Wait until the kernel took it all, then vanish without a close frame.
         while (ws.bufferedAmount > 0) await sleep(5);

@@ -211,6 +211,30 @@ describe('uploads', () => {
     });
   });
 
+  test('stalled and trickling uploaders do not hold up viewers or other uploads', async () => {
+    await withStore([], async (srv, dir) => {
+      const stored = await upload(srv.ws, capA, { key: randomKey(), project: 'v' }).done;
+      const id = stored.messages.at(-1).id;
+      // 10 uploaders stopped in the middle of a record (connected, never sending the rest) and 10
+      // sending a byte at a time.
+      const slow = [];
+      for (let i = 0; i < 10; i++) slow.push(upload(srv.ws, capB, { key: randomKey(), project: 'slow' }, { stopAt: 500, chunk: 500, hold: true }));
+      for (let i = 0; i < 10; i++) slow.push(upload(srv.ws, capB, { key: randomKey(), project: 'slow' }, { chunk: 1, pace: 20 }));
+      await sleep(300);
+      // Meanwhile whole viewers and a whole upload go through (a blocked service thread would
+      // leave them waiting until the time limit, which this test's failure message names).
+      for (let i = 0; i < 3; i++) {
+        const r = await withTimeout(viewer(`${srv.ws}/capture/${id}?follow=0`).done, 20000 * SLOW, 'viewer with slow uploaders');
+        assert.ok(r.data.equals(capA));
+      }
+      const other = await withTimeout(upload(srv.ws, capB, { key: randomKey(), project: 'fast' }).done, 20000 * SLOW, 'upload with slow uploaders');
+      assert.equal(other.messages.at(-1).state, 'complete');
+      assert.ok(storedBytes(dir, other.messages.at(-1).id).equals(capB));
+      assert.equal(slow.filter((u) => u.ws.readyState === 1).length, 20, 'the slow uploaders are still connected');
+      for (const u of slow) u.ws.terminate();
+    });
+  });
+
   test('a second connection with the same key takes the upload over; the capture never mixes', async () => {
     await withStore([], async (srv, dir) => {
       const key = randomKey();

@@ -1,3 +1,4 @@
+// @ts-check
 // devtools.js: the JavaScript half of vor's browser sink (wasm/src/browser_sink.c), linked into
 // every WebAssembly build of libvor as an Emscripten JS library (--js-library; 3.1.6 has no
 // addToLibrary, hence mergeInto). It turns frame records, read straight out of wasm linear memory,
@@ -107,30 +108,36 @@ var LibraryVorDevtools = {
 
     // ---- Names ------------------------------------------------------------------------------
 
+    /** @param {string} name @returns {string} */
     colorOf: function(name) {
       var h = 0x811c9dc5;
       for (var i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
       return VorDevtools.PALETTE[(h >>> 0) % VorDevtools.PALETTE.length];
     },
 
+    /** @param {string} group */
     setGroup: function(group) {
       VorDevtools.group = group;
       VorDevtools.groupArg = group.length ? group : undefined;
       var sites = VorDevtools.sites;
-      for (var i = 0; i < sites.length; i++) if (sites[i]) VorDevtools.setDetailGroup(sites[i].detail.devtools);
+      for (var i = 0; i < sites.length; i++) if (sites[i]) VorDevtools.setDetailGroup(/** @type {VorDevtoolsSite} */ (sites[i]).detail.devtools);
     },
 
+    /** @param {VorDevtoolsDetail} devtools */
     setDetailGroup: function(devtools) {
       if (VorDevtools.groupArg === undefined) delete devtools.trackGroup;
       else devtools.trackGroup = VorDevtools.groupArg;
     },
 
+    /** @param {number} id @param {string} name @param {string} file @param {number} line */
     addSite: function(id, name, file, line) {
       if (id <= 0 || id >= VorDevtools.SITE_LIMIT) return;
       // The full path in the details, the file's base name in the tooltip (a shorter detail also
       // costs less to clone and to trace).
       var location = file ? file + ':' + line : '';
+      /** @type {[string, string]} */
       var frameProp = ['frame', ''];
+      /** @type {VorDevtoolsDetail} */
       var devtools = {
         dataType: 'track-entry', track: '', color: VorDevtools.colorOf(name),
         properties: location ? [['location', location], frameProp] : [frameProp],
@@ -143,6 +150,7 @@ var LibraryVorDevtools = {
       };
     },
 
+    /** @param {number} tid @param {string} name @returns {string} the thread's track */
     addThread: function(tid, name) {
       var old = VorDevtools.threads.get(tid);
       if (old !== undefined && VorDevtools.trackOwner.get(old) === tid) VorDevtools.trackOwner.delete(old);
@@ -155,6 +163,7 @@ var LibraryVorDevtools = {
     },
 
     // Reads the declarations of the descriptor (offsets: browser_sink.c, sink_frame_desc).
+    /** @param {number} desc */
     declare: function(desc) {
       var U = HEAPU32;
       var n = U[(desc + 96) >> 2], p = U[(desc + 100) >> 2];
@@ -177,6 +186,7 @@ var LibraryVorDevtools = {
 
     // ---- Frames -----------------------------------------------------------------------------
 
+    /** @param {number} mode @returns {string | null} */
     missingApi: function(mode) {
       if (mode === 2) {
         if (typeof console !== 'object' || typeof console.timeStamp !== 'function') return 'console.timeStamp is missing (FAST mode)';
@@ -190,22 +200,26 @@ var LibraryVorDevtools = {
 
     // The session epoch on this realm's performance.now() timeline, in ms (the C side has
     // already taken off a worker's time-origin difference: browser_sink.c).
+    /** @param {number} desc @returns {number} */
     epochMs: function(desc) {
       return HEAPF64[desc >> 3];
     },
 
+    /** @param {unknown} v @param {string} unit @returns {string} */
     formatValue: function(v, unit) {
       var text = typeof v === 'number' && isFinite(v) ? String(+v.toPrecision(6)) : String(v);
       return unit ? text + ' ' + unit : text;
     },
 
     // The clock's step for people: '5 µs', '100 µs', '' when unknown.
+    /** @param {number} ns @returns {string} */
     stepText: function(ns) {
       if (!(ns > 0)) return '';
       return ns >= 1e6 ? VorDevtools.formatValue(ns / 1e6, 'ms') : VorDevtools.formatValue(ns / 1e3, 'µs');
     },
 
     // 'clock' property of frame entries: the step performance.now() moves in, and why.
+    /** @param {number} desc @returns {string} */
     clockText: function(desc) {
       var F = HEAPF64, S = HEAP32;
       var step = VorDevtools.stepText(F[(desc + 152) >> 3]);
@@ -217,8 +231,10 @@ var LibraryVorDevtools = {
 
     // The frame entry's properties: the frame's counts, what was left out, the clock, and every
     // metric value it carries.
+    /** @param {number} desc @param {string} frameStr @returns {[string, string][]} */
     frameProperties: function(desc, frameStr) {
       var V = VorDevtools, U = HEAPU32, F = HEAPF64;
+      /** @type {[string, string][]} */
       var props = [['frame', frameStr], ['scopes', String(F[(desc + 40) >> 3])]];
       var dropped = F[(desc + 48) >> 3];
       if (dropped > 0) props.push(['dropped scopes', String(dropped)]);
@@ -239,6 +255,7 @@ var LibraryVorDevtools = {
     },
 
     // The frame entry's tooltip: its length, and what the budget left out.
+    /** @param {number} desc @param {string} frameName @returns {string} */
     frameTooltip: function(desc, frameName) {
       var F = HEAPF64;
       var text = frameName + ': ' + VorDevtools.formatValue(F[(desc + 16) >> 3] / 1e6, 'ms');
@@ -247,6 +264,7 @@ var LibraryVorDevtools = {
     },
 
     // Track names of the frame's threads, by their index in the frame record.
+    /** @param {number} desc @returns {string[]} */
     frameTracks: function(desc) {
       var V = VorDevtools, U = HEAPU32, tracks = V.trackOfIndex;
       var nThreads = U[(desc + 72) >> 2], threadsW = U[(desc + 76) >> 2] >> 2;
@@ -259,6 +277,7 @@ var LibraryVorDevtools = {
       return tracks;
     },
 
+    /** @param {number} desc */
     emitUserTiming: function(desc) {
       var V = VorDevtools, U = HEAPU32, F = HEAPF64;
       var base = V.epochMs(desc);
@@ -284,6 +303,7 @@ var LibraryVorDevtools = {
           if (site.stamp !== serial) { site.stamp = serial; used.push(site.measureName); }
         }
         var frameName = 'frame ' + frameStr;
+        /** @type {VorDevtoolsDetail} */
         var devtools = {
           dataType: 'track-entry', track: V.FRAMES_TRACK, color: V.FRAME_COLORS[serial & 1],
           properties: V.frameProperties(desc, frameStr),
@@ -301,6 +321,7 @@ var LibraryVorDevtools = {
 
     // Fast mode's frame entry has no properties; its 7th argument (a JSON string, which Chromium
     // records as it is and DevTools shows as the entry's data) carries them instead.
+    /** @param {number} desc */
     emitFast: function(desc) {
       var V = VorDevtools, U = HEAPU32, F = HEAPF64;
       var base = V.epochMs(desc);
@@ -314,6 +335,7 @@ var LibraryVorDevtools = {
         if (site === undefined) continue;
         console.timeStamp(site.name, base + F[(w >> 1) + 1] / 1e6, base + F[(w >> 1) + 2] / 1e6, tracks[U[w + 1]], group, site.color);
       }
+      /** @type {Record<string, string>} */
       var data = {};
       var props = V.frameProperties(desc, frameStr);
       for (var k = 0; k < props.length; k++) data[props[k][0]] = props[k][1];
@@ -322,6 +344,7 @@ var LibraryVorDevtools = {
     },
 
     // Once per realm, when a session starts on a page that is not cross-origin isolated.
+    /** @param {number} isolated 1, 0, or -1 (unknown) @param {number} stepNs */
     clockWarning: function(isolated, stepNs) {
       var V = VorDevtools;
       if (isolated !== 0 || V.warnedClock || !V.inBrowser() || typeof console !== 'object') return;
@@ -333,6 +356,7 @@ var LibraryVorDevtools = {
         '(vor serve sends them; see vor\'s README, "Timer resolution").');
     },
 
+    /** @param {number} desc @returns {number} 0, or 1 with the message written (fail) */
     frame: function(desc) {
       var V = VorDevtools, U = HEAPU32;
       try {
@@ -358,6 +382,7 @@ var LibraryVorDevtools = {
       }
     },
 
+    /** @param {number} desc @param {string} message */
     fail: function(desc, message) {
       var ptr = HEAPU32[(desc + 124) >> 2], cap = HEAPU32[(desc + 128) >> 2];
       if (ptr && cap) stringToUTF8(message, ptr, cap);
@@ -367,6 +392,7 @@ var LibraryVorDevtools = {
     // page_settings_t (browser_sink.c): int32 lock, pending, mode (-1: none), mode_in_effect (-1: no
     // frame yet), double min_ns, int32 has_min, has_group, char group[64], int32 has_budget, u32 budget.
 
+    /** @param {number} ptr */
     adopt: function(ptr) {
       var V = VorDevtools;
       if (!ptr || V.shared) return;
@@ -378,13 +404,19 @@ var LibraryVorDevtools = {
 
     // Runs `body` (reading or writing page_settings_t at word index w) under its lock. The
     // frame thread holds it for a few loads and stores, so spinning is brief.
+    /**
+     * @template T
+     * @param {(w: number) => T} body
+     * @returns {T}
+     */
     locked: function(body) {
       var w = VorDevtools.shared >> 2;
-      while (Atomics.compareExchange(HEAP32, w, 0, 1) !== 0) {}
+      while (Atomics.compareExchange(HEAP32, w, 0, 1) !== 0) { /* spin: held for a few loads and stores */ }
       try { return body(w); } finally { Atomics.store(HEAP32, w, 0); }
     },
 
     // A request for the frame thread's next frame (mode -1, minNs, group and budget null: unchanged).
+    /** @param {number} mode @param {number | null} minNs @param {string | null} group @param {number | null} [budget] */
     request: function(mode, minNs, group, budget) {
       var V = VorDevtools;
       if (budget === undefined) budget = null;
@@ -395,7 +427,7 @@ var LibraryVorDevtools = {
         if (budget !== null) V.early.budget = budget;
         return;
       }
-      V.locked(function(w) {
+      V.locked(function(/** @type {number} */ w) {
         if (mode >= 0) HEAP32[w + 2] = mode;
         if (minNs !== null) { HEAPF64[(V.shared + 16) >> 3] = minNs; HEAP32[w + 6] = 1; }
         if (group !== null) { stringToUTF8(group, V.shared + 32, 64); HEAP32[w + 7] = 1; }
@@ -404,31 +436,36 @@ var LibraryVorDevtools = {
       });
     },
 
+    /** @param {unknown} mode a name or 0..2 */
     apiSetMode: function(mode) {
       var v = typeof mode === 'number' ? mode : VorDevtools.MODE_NAMES.indexOf(String(mode).toLowerCase().replace('_', '-'));
       if (!(v >= 0 && v <= 2) || (v | 0) !== v) throw new RangeError("vorDevtools.setMode: 'off', 'user-timing' or 'fast' (got " + mode + ')');
       VorDevtools.request(v, null, null);
     },
 
+    /** @returns {string} */
     apiGetMode: function() {
       var V = VorDevtools;
-      var m = V.shared ? V.locked(function(w) {
+      var m = V.shared ? V.locked(function(/** @type {number} */ w) {
         return HEAP32[w + 2] >= 0 ? HEAP32[w + 2] : HEAP32[w + 3];
       }) : V.early.mode;
       return V.MODE_NAMES[m >= 0 && m <= 2 ? m : V.defaultMode];
     },
 
+    /** @param {unknown} group */
     apiSetTrackGroup: function(group) {
       if (typeof group !== 'string') throw new TypeError('vorDevtools.setTrackGroup: a string');
       VorDevtools.request(-1, null, group);
     },
 
+    /** @param {unknown} ms */
     apiSetMinDurationMs: function(ms) {
       if (typeof ms !== 'number' || !(ms >= 0) || !isFinite(ms)) throw new RangeError('vorDevtools.setMinDurationMs: a finite number >= 0');
       // At most 2^64 ns, which C saturates to UINT64_MAX (every scope left out).
       VorDevtools.request(-1, Math.min(Math.round(ms * 1e6), 18446744073709551616), null);
     },
 
+    /** @param {unknown} entries */
     apiSetEntryBudget: function(entries) {
       if (typeof entries !== 'number' || !(entries >= 0) || entries > 4294967295 || Math.floor(entries) !== entries)
         throw new RangeError('vorDevtools.setEntryBudget: a whole number of entries per frame, 0 (no limit) to 4294967295');
@@ -437,6 +474,7 @@ var LibraryVorDevtools = {
   },
 
   vor_devtools_js_clock__deps: ['$VorDevtools'],
+  /** @param {number} isolated @param {number} stepNs */
   vor_devtools_js_clock: function(isolated, stepNs) {
     VorDevtools.clockWarning(isolated, stepNs);
   },
@@ -447,11 +485,13 @@ var LibraryVorDevtools = {
   },
 
   vor_devtools_js_settings__deps: ['$VorDevtools'],
+  /** @param {number} ptr */
   vor_devtools_js_settings: function(ptr) {
     VorDevtools.adopt(ptr);
   },
 
   vor_devtools_js_frame__deps: ['$VorDevtools'],
+  /** @param {number} desc */
   vor_devtools_js_frame: function(desc) {
     return VorDevtools.frame(desc);
   },

@@ -1,3 +1,4 @@
+// @ts-check
 // function_names.js: names the functions that -finstrument-functions reports in the wasm build.
 //
 // A wasm function pointer is an index into the function table; the table's entry is an exported
@@ -9,14 +10,17 @@
 // them. Called once per function, from the frame thread, off the hot path.
 mergeInto(LibraryManager.library, {
   $VorFunctionNames: {
+    /** @type {Map<number, string> | null} */
     names: null, // Map function index -> name once the module is known (empty without a name section)
 
+    /** @returns {WebAssembly.Module | null} */
     module: function() {
       if (typeof wasmModule !== 'undefined' && wasmModule) return wasmModule;
       return Module['vorWasmModule'] || null;
     },
 
     // The "name" section's function names (subsection 1: vec(function index, name)).
+    /** @param {WebAssembly.Module} module @returns {Map<number, string>} */
     parse: function(module) {
       var names = new Map();
       var sections = WebAssembly.Module.customSections(module, 'name');
@@ -33,7 +37,11 @@ mergeInto(LibraryManager.library, {
         if (id === 1) {
           for (var n = leb(); n > 0 && p < end; n--) {
             var index = leb(), length = leb();
-            names.set(index, decoder.decode(b.subarray(p, p + length)));
+            // Emscripten (3.1.6) makes the section's names unique by appending ".1", ".2", ... to the
+            // second and later functions of one name (static functions of the same name in
+            // several files, a header's static inline helpers): C and C++ names have no "."
+            // of their own, so the source name is what precedes it, as natively.
+            names.set(index, decoder.decode(b.subarray(p, p + length)).replace(/\.\d+$/, ''));
             p += length;
           }
         }
@@ -42,6 +50,7 @@ mergeInto(LibraryManager.library, {
       return names;
     },
 
+    /** @param {number} pointer @returns {string} */
     name: function(pointer) {
       var f = null;
       try { f = wasmTable.get(pointer); } catch (e) { /* out of the table */ }
@@ -59,6 +68,7 @@ mergeInto(LibraryManager.library, {
 
   // Writes the name of the function at table index `pointer` into buf (cap bytes, NUL-terminated).
   vor_wasm_function_name__deps: ['$VorFunctionNames'],
+  /** @param {number} pointer @param {number} buf @param {number} cap */
   vor_wasm_function_name: function(pointer, buf, cap) {
     var name;
     try { name = VorFunctionNames.name(pointer); } catch (e) { name = 'table[' + pointer + ']'; }

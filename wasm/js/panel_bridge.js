@@ -1,3 +1,4 @@
+// @ts-check
 // panel_bridge.js (--js-library): where wasm/src/panel_bridge.c hands declarations and
 // frame views to the page. The page sets Module.vorPanelSource to the object returned by
 // createInPageSource(panel) (web/embed.js); without it, the C side sends nothing.
@@ -8,6 +9,11 @@
 // that rejects bad declarations says so itself), 2 when there is no source.
 mergeInto(LibraryManager.library, {
   $VorPanelBridge: {
+    /**
+     * @param {'pushDeclarations' | 'pushFrame'} method @param {string | Uint8Array} arg
+     * @param {number} errorPtr @param {number} errorCapacity
+     * @returns {number}
+     */
     call: function (method, arg, errorPtr, errorCapacity) {
       var source = Module['vorPanelSource'];
       if (!source) return 2;
@@ -25,10 +31,12 @@ mergeInto(LibraryManager.library, {
     return Module['vorPanelSource'] ? 1 : 0;
   },
   vor_js_panel_declarations__deps: ['$VorPanelBridge'],
+  /** @param {number} jsonPtr @param {number} errorPtr @param {number} errorCapacity */
   vor_js_panel_declarations: function (jsonPtr, errorPtr, errorCapacity) {
     return VorPanelBridge.call('pushDeclarations', UTF8ToString(jsonPtr), errorPtr, errorCapacity);
   },
   vor_js_panel_frame__deps: ['$VorPanelBridge'],
+  /** @param {number} ptr @param {number} size @param {number} errorPtr @param {number} errorCapacity */
   vor_js_panel_frame: function (ptr, size, errorPtr, errorCapacity) {
     // pushFrame copies the bytes before returning, so a view into HEAPU8 is safe.
     return VorPanelBridge.call('pushFrame', HEAPU8.subarray(ptr, ptr + size), errorPtr, errorCapacity);

@@ -1,3 +1,4 @@
+// @ts-check
 // Frame bars: one bar per frame (frame_ms), coloured against the frame budget; when frames outnumber
 // pixels, each pixel column shows the slowest frame of its bin, so the spikes are what survives.
 // The slowest frame in view gets a marker and a label; the pinned frame and a range being selected are
@@ -7,7 +8,23 @@ import { binSeries } from '../binning.js';
 import { budgetClass, BUDGET_COLORS, THEME } from '../colors.js';
 import { formatMs, niceCeil, ticks } from '../axis.js';
 
-/** Bar height scale for frame times in view: max of the data and 1.25 x budget, rounded up nicely. */
+/** @typedef {import('../layout.js').ChartRegion} ChartRegion */
+/**
+ * What the bars (and the plots) draw with: the data, what is in view, scratch kept across draws.
+ * @typedef {object} FramesEnv
+ * @property {import('../store.js').FrameStore} store
+ * @property {import('../scene.js').FramesView} view
+ * @property {import('../binning.js').Bins} bins
+ * @property {import('./batch.js').RectBatches} batches
+ * @property {import('../text.js').TextMeasurer | null} [measurer]
+ * @property {number} [dpr]
+ * @property {ReturnType<typeof import('./plots.js').createLinePoints>} linePoints
+ */
+
+/**
+ * Bar height scale for frame times in view: max of the data and 1.25 x budget, rounded up nicely.
+ * @param {number} maxMs @param {number} budgetMs
+ */
 export function barsScaleMax(maxMs, budgetMs) {
   return niceCeil(Math.max(Number.isFinite(maxMs) ? maxMs : 0, budgetMs * 1.25, 0.001));
 }
@@ -15,6 +32,7 @@ export function barsScaleMax(maxMs, budgetMs) {
 /**
  * Draws the bars into region r (see layout.js). env: {store, view, bins, batches, measurer}.
  * Returns {slowestSeq, maxMs, yMax}.
+ * @param {CanvasRenderingContext2D} ctx @param {ChartRegion} r @param {FramesEnv} env
  */
 export function drawBars(ctx, r, env) {
   const { store, view, bins, batches } = env;
@@ -33,9 +51,9 @@ export function drawBars(ctx, r, env) {
     sum += v;
   }
   const yMax = barsScaleMax(maxMs, budgetMs);
-  const yOf = (v) => c.y + c.h - (Math.min(v, yMax) / yMax) * c.h;
+  const yOf = (/** @type {number} */ v) => c.y + c.h - (Math.min(v, yMax) / yMax) * c.h;
   const k = env.dpr || 1;
-  const snapY = (v) => Math.round(yOf(v) * k) / k; // bar tops on device pixels: no blurred top rows
+  const snapY = (/** @type {number} */ v) => Math.round(yOf(v) * k) / k; // bar tops on device pixels: no blurred top rows
 
   // grid: a few horizontal lines with labels in the gutter
   ctx.fillStyle = THEME.grid;

@@ -1,3 +1,4 @@
+// @ts-check
 // Rectangle batches keyed by fill style: renderers append rectangles in any order, then flush sets
 // each fill style once and draws its rectangles, so the canvas sees one state change per colour instead
 // of one per rectangle. fillRect rather than one path of rect()s: with software raster (headless
@@ -6,10 +7,13 @@
 
 export class RectBatches {
   constructor() {
+    /** @type {string[]} */
     this.keys = []; // fill styles in first-use order
-    this.buf = new Map(); // style -> {n, data: Float32Array}
+    /** @type {Map<string, {n: number, data: Float32Array}>} */
+    this.buf = new Map(); // style -> its rectangles (x, y, w, h each)
   }
 
+  /** @param {string} style @param {number} x @param {number} y @param {number} w @param {number} h */
   add(style, x, y, w, h) {
     let b = this.buf.get(style);
     if (b === undefined) {
@@ -29,15 +33,18 @@ export class RectBatches {
 
   get count() {
     let n = 0;
-    for (const k of this.keys) n += this.buf.get(k).n;
+    for (const k of this.keys) n += /** @type {{n: number}} */ (this.buf.get(k)).n;
     return n;
   }
 
-  /** Draws every batch (one fill per style) and empties them. Returns the number of rects drawn. */
+  /**
+   * Draws every batch (one fill per style) and empties them. Returns the number of rects drawn.
+   * @param {CanvasRenderingContext2D} ctx
+   */
   flush(ctx) {
     let total = 0;
     for (const style of this.keys) {
-      const b = this.buf.get(style);
+      const b = /** @type {{n: number, data: Float32Array}} */ (this.buf.get(style));
       const d = b.data;
       ctx.fillStyle = style;
       for (let i = 0, o = 0; i < b.n; i++, o += 4) ctx.fillRect(d[o], d[o + 1], d[o + 2], d[o + 3]);

@@ -1,3 +1,4 @@
+// @ts-check
 // Flame chart: one lane per thread (named), one row per depth, spans at their times. Per draw:
 // cull each row to the window with two binary searches, merge sub-pixel spans (lod.js), convert the
 // surviving items to pixels once, then draw in passes: rectangles batched by fill colour, labels
@@ -8,16 +9,53 @@ import { FLAME_PALETTE, THEME } from '../colors.js';
 import { formatNs, niceStep } from '../axis.js';
 import { FLAME_ROW, FLAME_LANE_HEADER } from '../layout.js';
 
+/** @typedef {import('../flame_model.js').FlameModel} FlameModel */
+/** @typedef {import('../flame_model.js').FlameRow} FlameRow */
+/** @typedef {import('../layout.js').FlameLanes} FlameLanes */
+/** @typedef {import('../layout.js').FlameLaneBox} FlameLaneBox */
+/** @typedef {import('../layout.js').FlameRegion} FlameRegion */
+/**
+ * What the flame chart shows (scene.js): the model and lanes, the window [t0, t1] (ns), the ruler's
+ * origin, the vertical scroll, the pinned frame's band, the texts.
+ * @typedef {object} FlameView
+ * @property {FlameModel | null} model    null: show `message` instead
+ * @property {FlameLanes | null} lanes
+ * @property {number} t0
+ * @property {number} t1
+ * @property {number} origin
+ * @property {number} scrollY
+ * @property {[number, number] | null} pinnedSpan
+ * @property {string} subtitle
+ * @property {string} message
+ */
+/**
+ * The span or merged bucket under a point (flameHitTest).
+ * @typedef {{kind: 'span', lane: FlameLaneBox, depth: number, k: number, row: FlameRow, rect: number[]}
+ *   | {kind: 'bucket', lane: FlameLaneBox, depth: number, count: number, busy: number, site: number,
+ *      start: number, end: number, row: FlameRow, rect: number[]}} FlameHit
+ */
+/**
+ * A flame view with what drawing it takes.
+ * @typedef {FlameView & {
+ *   decls: import('../store.js').Declarations, colorOf: (siteId: number) => number,
+ *   measurer: import('../text.js').TextMeasurer, batches: import('./batch.js').RectBatches,
+ *   scratch: ReturnType<typeof createFlameScratch>, dpr: number, hover: FlameHit | null,
+ * }} FlameDrawEnv
+ */
+
 const LABEL_MIN_PX = 22;
 const LABEL_PAD = 4;
 
 export function createFlameScratch() {
-  return { items: createLodItems(1024), labels: [], stats: { rects: 0, spans: 0, merged: 0 } };
+  /** @type {number[]} */
+  const labels = []; // x, y, width, site per label
+  return { items: createLodItems(1024), labels, stats: { rects: 0, spans: 0, merged: 0 } };
 }
 
 /**
  * env: { model, lanes, t0, t1, origin, scrollY, decls, colorOf(siteId) -> palette index, measurer,
- *        batches, scratch, hover, pinnedSpan: [s, e] | null, title, subtitle, message }
+ *        batches, scratch, hover, pinnedSpan: [s, e] | null, subtitle, message }
+ * @param {CanvasRenderingContext2D} ctx @param {FlameRegion} r @param {FlameDrawEnv} env
  */
 export function drawFlame(ctx, r, env) {
   const { model, lanes, t0, t1, batches, scratch } = env;
@@ -38,7 +76,7 @@ export function drawFlame(ctx, r, env) {
   const ruler = r.ruler;
   ctx.fillStyle = THEME.regionAlt;
   ctx.fillRect(ruler.x, ruler.y, ruler.w, ruler.h);
-  if (!model || model.nScopes === 0 || !(t1 > t0)) {
+  if (!model || !lanes || model.nScopes === 0 || !(t1 > t0)) {
     ctx.fillStyle = THEME.textMuted;
     ctx.textAlign = 'center';
     ctx.fillText(env.message || 'No scopes to show', c.x + c.w / 2, c.y + Math.min(c.h / 2, 60));
@@ -48,7 +86,7 @@ export function drawFlame(ctx, r, env) {
 
   const pxPerNs = c.w / (t1 - t0);
   const nsPerPx = (t1 - t0) / c.w;
-  const toX = (t) => c.x + (t - t0) * pxPerNs;
+  const toX = (/** @type {number} */ t) => c.x + (t - t0) * pxPerNs;
 
   // ruler ticks relative to `origin` (start of the pinned frame or of the range)
   const origin = env.origin ?? t0;
@@ -192,11 +230,13 @@ export function drawFlame(ctx, r, env) {
  * The item under content point (x, y) for tooltips: a span {kind:'span', lane, depth, k, rect} or a
  * merged bucket {kind:'bucket', lane, depth, count, busy, site, start, end, rect}, or null.
  * Mirrors the draw: the same LOD merge decides what the pixel shows.
+ * @param {FlameRegion} r @param {FlameView} env @param {number} x @param {number} y
+ * @returns {FlameHit | null}
  */
 export function flameHitTest(r, env, x, y) {
   const { model, lanes, t0, t1 } = env;
   const c = r.chart;
-  if (!model || !(t1 > t0) || x < c.x || x >= c.x + c.w || y < c.y || y >= c.y + c.h) return null;
+  if (!model || !lanes || !(t1 > t0) || x < c.x || x >= c.x + c.w || y < c.y || y >= c.y + c.h) return null;
   const contentY = y - c.y + env.scrollY;
   let hit = null;
   for (const l of lanes.lanes) {
@@ -210,14 +250,15 @@ export function flameHitTest(r, env, x, y) {
   const nsPerPx = (t1 - t0) / c.w;
   const t = t0 + (x - c.x) * nsPerPx;
   const rowY = c.y - env.scrollY + hit.lane.rowsY + hit.depth * FLAME_ROW;
-  const toX = (v) => c.x + (v - t0) / nsPerPx;
+  const toX = (/** @type {number} */ v) => c.x + (v - t0) / nsPerPx;
   // same merge as the draw, restricted to a small window around the cursor
   const [i0, i1] = visibleRange(row.start, row.endMax, row.n, t - 2 * nsPerPx, t + 2 * nsPerPx);
   if (i1 <= i0) return null;
   const items = createLodItems(16);
   lodRow(row.start, row.dur, row.site, i0, i1, t0, nsPerPx, items);
   for (let k = 0; k < items.n; k++) {
-    let x0 = toX(items.start[k]), x1 = toX(items.end[k]);
+    const x0 = toX(items.start[k]);
+    let x1 = toX(items.end[k]);
     if (x1 - x0 < 1) x1 = x0 + 1;
     if (x < x0 - 0.5 || x >= x1 + 0.5) continue;
     const rect = [Math.max(c.x, x0), rowY, Math.min(c.x + c.w, x1) - Math.max(c.x, x0), FLAME_ROW - 1];

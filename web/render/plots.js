@@ -1,3 +1,4 @@
+// @ts-check
 // Metric plots: one per column, on the frame axis shared with the bars. With fewer frames than pixels
 // it is a line through every sample; with more, each pixel column is a bin drawn as a min..max band
 // plus a mean line, so a one-frame spike still reaches its height. Non-finite samples (NaN, +/-Inf)
@@ -8,7 +9,13 @@ import { binSeries, seriesExtent, BIN_NAN, BIN_POS_INF, BIN_NEG_INF } from '../b
 import { formatValue } from '../axis.js';
 import { THEME } from '../colors.js';
 
-/** y range for a finite extent: padded by 8%, widened when flat, NaN-safe. */
+/** @typedef {import('./bars.js').FramesEnv} FramesEnv */
+
+/**
+ * y range for a finite extent: padded by 8%, widened when flat, NaN-safe.
+ * @param {number} min @param {number} max
+ * @returns {[number, number]}
+ */
 export function plotRange(min, max) {
   if (!Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
   if (max === min) {
@@ -24,6 +31,7 @@ export function plotRange(min, max) {
  * software raster a wider stroke costs 30 to 40 times more (about 11 ms for 1,600 points at 1.25 px
  * in headless Chromium, against 0.3 ms). On HiDPI screens a second hairline half a CSS pixel lower
  * gives the line about one CSS pixel of weight at the same low cost.
+ * @param {CanvasRenderingContext2D} ctx @param {Float64Array} xs @param {Float64Array} ys @param {number} n @param {number} dpr
  */
 function strokeSeries(ctx, xs, ys, n, dpr) {
   ctx.strokeStyle = THEME.plotLine;
@@ -50,7 +58,10 @@ function strokeSeries(ctx, xs, ys, n, dpr) {
   }
 }
 
-/** Scratch for the line's points, owned by the caller and reused across draws (drawPlot grows it). */
+/**
+ * Scratch for the line's points, owned by the caller and reused across draws (drawPlot grows it).
+ * @param {number} [n]
+ */
 export function createLinePoints(n = 4096) {
   return { xs: new Float64Array(n), ys: new Float64Array(n) };
 }
@@ -59,6 +70,8 @@ export function createLinePoints(n = 4096) {
  * Draws plot `index` for `column` into region r. env: {store, view, bins, measurer, dpr, linePoints
  * (createLinePoints(), kept by the caller so a draw allocates nothing)}.
  * Returns {extent, range} for hover read-outs.
+ * @param {CanvasRenderingContext2D} ctx @param {import('../layout.js').ChartRegion} r
+ * @param {import('../store.js').Column} column @param {number} index @param {FramesEnv} env
  */
 export function drawPlot(ctx, r, column, index, env) {
   const { store, view, bins } = env;
@@ -71,7 +84,7 @@ export function drawPlot(ctx, r, column, index, env) {
   const n = axis.n;
   const ext = series ? seriesExtent(series.values, n, series.present) : seriesExtent([], 0);
   const [lo, hi] = plotRange(ext.min, ext.max);
-  const yOf = (v) => c.y + c.h - ((v - lo) / (hi - lo)) * c.h;
+  const yOf = (/** @type {number} */ v) => c.y + c.h - ((v - lo) / (hi - lo)) * c.h;
 
   // faint zero line when zero is inside the range
   if (lo < 0 && hi > 0) {
@@ -131,7 +144,7 @@ export function drawPlot(ctx, r, column, index, env) {
   if (valueText && view.pinned >= 0) valueText += ` @#${store.frameIndexOf(view.pinned)}`;
   const unitText = column.unit ? ` (${column.unit})` : '';
   const nfText = ext.nonFinite > 0 ? `${ext.nonFinite} non-finite` : '';
-  const fontW = (t, f) => (env.measurer ? env.measurer.width(t, f) : t.length * 7);
+  const fontW = (/** @type {string} */ t, /** @type {string} */ f) => (env.measurer ? env.measurer.width(t, f) : t.length * 7);
   ctx.font = THEME.font;
   const unitW = fontW(unitText, THEME.font);
   const valueW = fontW(valueText, THEME.font);

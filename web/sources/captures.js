@@ -1,7 +1,15 @@
+// @ts-check
 // The capture list of `vor serve` and the small picker shown in the toolbar.
 // GET /api/captures -> {"captures":[{"id":"0","name":"run.vor","bytes":N,"ws":"/capture/0"}]}
 
-/** Fetches and validates the list. Resolves to {captures} or {captures: null, reason}. */
+/** @typedef {{id: string, name: string, bytes: number, ws: string}} Capture */
+/** @typedef {{captures: Capture[], reason?: undefined} | {captures: null, reason: string}} CaptureList */
+
+/**
+ * Fetches and validates the list. Resolves to {captures} or {captures: null, reason}.
+ * @param {string} [url] @param {typeof fetch} [fetchImpl]
+ * @returns {Promise<CaptureList>}
+ */
 export async function fetchCaptureList(url = '/api/captures', fetchImpl = globalThis.fetch) {
   let res;
   try {
@@ -15,16 +23,23 @@ export async function fetchCaptureList(url = '/api/captures', fetchImpl = global
   return parseCaptureList(body);
 }
 
-/** Validates a capture list body; keeps entries with an id and a ws path. */
+/**
+ * Validates a capture list body; keeps entries with an id and a ws path.
+ * @param {any} body  parsed JSON
+ * @returns {CaptureList}
+ */
 export function parseCaptureList(body) {
   if (!body || !Array.isArray(body.captures)) return { captures: null, reason: 'capture list without a "captures" array' };
   const captures = body.captures
-    .filter((c) => c && c.id !== undefined && typeof c.ws === 'string')
-    .map((c) => ({ id: String(c.id), name: String(c.name ?? `capture ${c.id}`), bytes: Number(c.bytes) || 0, ws: c.ws }));
+    .filter((/** @type {any} */ c) => c && c.id !== undefined && typeof c.ws === 'string')
+    .map((/** @type {any} */ c) => ({ id: String(c.id), name: String(c.name ?? `capture ${c.id}`), bytes: Number(c.bytes) || 0, ws: c.ws }));
   return { captures };
 }
 
-/** The capture to open: the one named by ?capture=<id> if listed, else the first. */
+/**
+ * The capture to open: the one named by ?capture=<id> if listed, else the first.
+ * @param {Capture[] | null} captures @param {string | null | undefined} requestedId
+ */
 export function chooseCapture(captures, requestedId) {
   if (!captures || captures.length === 0) return null;
   if (requestedId != null) {
@@ -34,6 +49,7 @@ export function chooseCapture(captures, requestedId) {
   return captures[0];
 }
 
+/** @param {number} n */
 export function formatBytes(n) {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
@@ -41,7 +57,10 @@ export function formatBytes(n) {
   return `${(n / 1024 ** 3).toFixed(2)} GB`;
 }
 
-/** A <select> listing the captures; onChoose(capture) when the user picks another. */
+/**
+ * A <select> listing the captures; onChoose(capture) when the user picks another.
+ * @param {Document} doc @param {Capture[]} captures @param {string} selectedId @param {(c: Capture) => void} onChoose
+ */
 export function createCapturePicker(doc, captures, selectedId, onChoose) {
   const select = doc.createElement('select');
   select.className = 'vor-capture-picker';

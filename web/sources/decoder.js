@@ -1,3 +1,4 @@
+// @ts-check
 // The capture decoder interface and how the page finds one.
 //
 // .vor bytes are decoded by the project's C reader compiled to wasm (the panel never parses .vor
@@ -12,11 +13,37 @@
 //   finished() -> bool (optional)  true once the capture's end record was read. The file source uses
 //       it to tell a complete file from a truncated one (or one still being written); without it a
 //       file that stops early cannot be told apart.
-// Until that module exists, loadCaptureDecoder reports why there is no decoder; nothing is faked.
+// Where the page has no such module (a native-only build, or a page served without it),
+// loadCaptureDecoder reports why there is no decoder; nothing is faked.
+
+/**
+ * @typedef {object} DecodeResult
+ * @property {(object | string)[]} [declarations]
+ * @property {Uint8Array[]} [frames]
+ * @property {string} [error]
+ */
+/**
+ * @typedef {object} CaptureDecoder
+ * @property {(bytes: Uint8Array) => DecodeResult | null} push
+ * @property {() => void} reset
+ * @property {() => boolean} [finished]
+ */
+/**
+ * Where decoded declarations and frame views go (the panel, or a test's stand-in).
+ * @typedef {object} CaptureSink
+ * @property {(json: object | string) => void} pushDeclarations
+ * @property {(bytes: Uint8Array) => boolean} pushFrame
+ * @property {() => void} [clear]
+ * @property {(text: string, kind: string) => void} [setStatus]
+ */
 
 export const DECODER_MODULE = 'capture_decoder.js';
 
-/** Is `d` usable as a CaptureDecoder? */
+/**
+ * Is `d` usable as a CaptureDecoder?
+ * @param {any} d
+ * @returns {d is CaptureDecoder}
+ */
 export function isCaptureDecoder(d) {
   return !!d && typeof d.push === 'function' && typeof d.reset === 'function';
 }
@@ -24,6 +51,8 @@ export function isCaptureDecoder(d) {
 /**
  * Loads the decoder module at `url` (default: capture_decoder.js beside the page).
  * Resolves to {decoder} or {decoder: null, reason} with a sentence for the user.
+ * @param {string} [url] @param {typeof fetch} [fetchImpl]
+ * @returns {Promise<{decoder: CaptureDecoder, reason?: undefined} | {decoder: null, reason: string}>}
  */
 export async function loadCaptureDecoder(url = new URL(DECODER_MODULE, globalThis.location?.href ?? 'http://localhost/').href, fetchImpl = globalThis.fetch) {
   try {
@@ -54,6 +83,8 @@ export async function loadCaptureDecoder(url = new URL(DECODER_MODULE, globalThi
 /**
  * Feeds bytes to a decoder and hands what it returns to the sink (declarations first, then frames).
  * Returns {frames, declarations, rejected, error}. Never throws (a throwing decoder is an error result).
+ * @param {CaptureDecoder} decoder @param {Uint8Array} bytes @param {CaptureSink} sink
+ * @returns {{frames: number, declarations: number, rejected: number, error: string | null}}
  */
 export function feedDecoder(decoder, bytes, sink) {
   let result;
@@ -62,6 +93,7 @@ export function feedDecoder(decoder, bytes, sink) {
   } catch (err) {
     return { frames: 0, declarations: 0, rejected: 0, error: `decoder failed: ${err.message}` };
   }
+  /** @type {{frames: number, declarations: number, rejected: number, error: string | null}} */
   const out = { frames: 0, declarations: 0, rejected: 0, error: result && result.error ? String(result.error) : null };
   if (!result) return out;
   for (const d of result.declarations ?? []) {

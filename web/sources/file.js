@@ -1,3 +1,4 @@
+// @ts-check
 // File source: a .vor file dropped on the page or chosen with a file input, read in chunks
 // (1 MiB by default) and fed to the same CaptureDecoder as the websocket stream. Reading yields to
 // the event loop between chunks so the panel keeps drawing while a large capture loads. A read that
@@ -15,9 +16,14 @@ export const FILE_CHUNK_BYTES = 1 << 20;
  * aborted}: `truncated` when the file ends before the capture's end record (frames were read, it is
  * only a warning), `aborted` when `signal` (AbortSignal) stopped the read: then nothing more reached
  * the decoder or the sink after the abort, and no status was set for it.
+ * @param {Blob & {name?: string}} file
+ * @param {import('./decoder.js').CaptureDecoder | null} decoder
+ * @param {import('./decoder.js').CaptureSink} sink
+ * @param {{chunkBytes?: number, signal?: AbortSignal | null, onProgress?: (bytes: number, total: number) => void}} [options]
  */
 export async function readCaptureFile(file, decoder, sink, { chunkBytes = FILE_CHUNK_BYTES, signal = null, onProgress = () => {} } = {}) {
   const name = file.name || 'dropped file';
+  /** @type {{bytes: number, frames: number, rejected: number, error: string | null, truncated: boolean, aborted: boolean}} */
   const out = { bytes: 0, frames: 0, rejected: 0, error: null, truncated: false, aborted: false };
   // checked after every await: the decoder and the sink may belong to a newer read by then
   const stopped = () => (signal && signal.aborted ? (out.aborted = true) : false);
@@ -62,13 +68,20 @@ export async function readCaptureFile(file, decoder, sink, { chunkBytes = FILE_C
   return out;
 }
 
-/** Makes `target` accept dropped files; onFile(file) for the first file. Returns detach(). */
+/**
+ * Makes `target` accept dropped files; onFile(file) for the first file. Returns detach().
+ * @param {HTMLElement} target @param {(file: File) => void} onFile @param {{hoverClassTarget?: HTMLElement}} [options]
+ */
 export function attachFileDrop(target, onFile, { hoverClassTarget = target } = {}) {
   let depth = 0;
-  const hasFiles = (e) => e.dataTransfer && [...e.dataTransfer.types].includes('Files');
+  /** @param {DragEvent} e @returns {e is DragEvent & {dataTransfer: DataTransfer}} */
+  const hasFiles = (e) => !!e.dataTransfer && [...e.dataTransfer.types].includes('Files');
+  /** @param {DragEvent} e */
   const enter = (e) => { if (!hasFiles(e)) return; e.preventDefault(); depth++; hoverClassTarget.classList.add('vor-dragover'); };
+  /** @param {DragEvent} e */
   const over = (e) => { if (!hasFiles(e)) return; e.preventDefault(); e.dataTransfer.dropEffect = 'copy'; };
   const leave = () => { depth = Math.max(0, depth - 1); if (depth === 0) hoverClassTarget.classList.remove('vor-dragover'); };
+  /** @param {DragEvent} e */
   const drop = (e) => {
     if (!hasFiles(e)) return;
     e.preventDefault();
@@ -89,7 +102,10 @@ export function attachFileDrop(target, onFile, { hoverClassTarget = target } = {
   };
 }
 
-/** An "Open .vor…" button backed by a hidden file input; onFile(file) when one is chosen. */
+/**
+ * An "Open .vor…" button backed by a hidden file input; onFile(file) when one is chosen.
+ * @param {Document} doc @param {(file: File) => void} onFile
+ */
 export function createFileButton(doc, onFile) {
   const label = doc.createElement('label');
   label.className = 'vor-file';
@@ -98,7 +114,7 @@ export function createFileButton(doc, onFile) {
   input.type = 'file';
   input.accept = '.vor';
   input.hidden = true;
-  input.addEventListener('change', () => { if (input.files[0]) onFile(input.files[0]); input.value = ''; });
+  input.addEventListener('change', () => { const f = input.files?.[0]; if (f) onFile(f); input.value = ''; });
   label.append('Open .vor…', input);
   return label;
 }

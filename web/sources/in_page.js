@@ -1,3 +1,4 @@
+// @ts-check
 // In-page source: the live link between a wasm app on the same page and the panel.
 //
 // The wasm glue (wasm/) calls these two functions; nothing here polls or owns a timer:
@@ -12,6 +13,7 @@
 /**
  * panel: the object mountPanel returns (or any sink with pushDeclarations, pushFrame, setStatus).
  * Returns { pushDeclarations(json) -> bool, pushFrame(u8) -> bool, reset(), stats() }.
+ * @param {import('./decoder.js').CaptureSink} panel @param {{label?: string}} [options]
  */
 export function createInPageSource(panel, { label = 'live: in-page' } = {}) {
   let frames = 0;
@@ -22,6 +24,7 @@ export function createInPageSource(panel, { label = 'live: in-page' } = {}) {
     if (!announced) { announced = true; panel.setStatus?.(label, 'live'); }
   };
   return {
+    /** @param {object | string} json */
     pushDeclarations(json) {
       try {
         panel.pushDeclarations(json);
@@ -33,6 +36,7 @@ export function createInPageSource(panel, { label = 'live: in-page' } = {}) {
         return false;
       }
     },
+    /** @param {Uint8Array} u8 */
     pushFrame(u8) {
       announce();
       const ok = panel.pushFrame(u8);

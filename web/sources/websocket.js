@@ -1,3 +1,4 @@
+// @ts-check
 // Websocket source: streams one capture from `vor serve`.
 //
 // The server speaks subprotocol `vor-capture` on ws://<host>/capture/<id>. Binary messages are
@@ -17,7 +18,10 @@ export const CAPTURE_SUBPROTOCOL = 'vor-capture';
 /** Close code sent when the panel stops reading a stream it cannot read (an application code: a page may not send 1003). */
 export const CLOSE_UNREADABLE = 4003;
 
-/** ws:// or wss:// URL for a capture path such as "/capture/0", relative to the page's location. */
+/**
+ * ws:// or wss:// URL for a capture path such as "/capture/0", relative to the page's location.
+ * @param {string} path @param {{href: string, protocol: string}} location
+ */
 export function captureSocketUrl(path, location) {
   const u = new URL(path, location.href);
   u.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -36,25 +40,37 @@ export function captureSocketUrl(path, location) {
  * over with the new file, clearing the panel; a file that stays away ends the attempts after
  * maxReconnects tries.
  * Returns { close(), stats() }.
+ * @param {object} options
+ * @param {string} options.url
+ * @param {import('./decoder.js').CaptureDecoder | null} options.decoder
+ * @param {import('./decoder.js').CaptureSink} options.sink
+ * @param {string} [options.name]
+ * @param {new (url: string, protocol: string) => WebSocket} [options.WebSocketImpl]
+ * @param {(kind: 'open' | 'end' | 'error' | 'close' | 'reset' | 'ignored', detail?: any) => void} [options.onEvent]
+ * @param {number} [options.reconnectDelayMs]
+ * @param {number} [options.maxReconnects]
  */
 export function connectCaptureStream({
   url, decoder, sink, name = url, WebSocketImpl = globalThis.WebSocket, onEvent = () => {},
   reconnectDelayMs = 500, maxReconnects = 120,
 }) {
+  /** @type {{bytes: number, frames: number, rejected: number, state: string, error: string | null, resets: number, ignored: number}} */
   const st = { bytes: 0, frames: 0, rejected: 0, state: 'connecting', error: null, resets: 0, ignored: 0 };
-  const status = (text, kind) => sink.setStatus?.(text, kind);
+  const status = (/** @type {string} */ text, /** @type {string} */ kind) => sink.setStatus?.(text, kind);
   if (!decoder) {
     st.state = 'error';
     st.error = 'no capture decoder';
     status(`${name}: cannot decode .vor bytes without a capture decoder`, 'error');
     return { close() {}, stats: () => ({ ...st }) };
   }
+  /** @type {WebSocket | null} */
   let ws = null;
   let closedByUser = false;
+  /** @type {ReturnType<typeof setTimeout> | null} */
   let retryTimer = null;
   let attempts = 0;
 
-  const fail = (message) => {
+  const fail = (/** @type {string} */ message) => {
     if (st.state === 'error') return;
     st.state = 'error';
     st.error = message;
@@ -70,7 +86,7 @@ export function connectCaptureStream({
     retryTimer = setTimeout(() => { retryTimer = null; if (!closedByUser) open(); }, reconnectDelayMs);
   };
 
-  function open() {
+  const open = () => {
     let socket;
     try {
       socket = new WebSocketImpl(url, CAPTURE_SUBPROTOCOL);
@@ -83,7 +99,7 @@ export function connectCaptureStream({
     if (st.state !== 'reconnecting') status(`${name}: connecting…`, 'info');
     const mine = () => ws === socket; // events of a socket that was replaced are ignored
     // stop reading: report, and tell the server to stop sending (close() throws on codes a page may not use)
-    const giveUp = (message) => {
+    const giveUp = (/** @type {string} */ message) => {
       fail(message);
       try { socket.close(CLOSE_UNREADABLE, 'unreadable capture'); } catch { /* already closing */ }
     };
@@ -159,7 +175,7 @@ export function connectCaptureStream({
       }
       onEvent('close', ev.code);
     });
-  }
+  };
 
   open();
   return {

@@ -202,6 +202,13 @@ VOR_API vor_reader *vor_reader_open_memory(void);
  * the end record was read are accepted and dropped (nothing after it is read). */
 VOR_API int vor_reader_feed(vor_reader *r, const void *bytes, size_t n);
 
+/* Bounds what one frame costs: a frame listing more than `max` scopes (ended and open, all
+ * threads) is an error naming the frame ("... more than N scopes, the limit set for this
+ * reader") instead of an array of 32 bytes per scope (a 64 MiB record, a few hundred KB
+ * compressed, can list 16 million). 0, the default, leaves the record size as the only
+ * bound. Call it before reading frames. */
+VOR_API void vor_reader_set_max_frame_scopes(vor_reader *r, uint64_t max);
+
 /* Reads the next frame (see the introduction). */
 VOR_API vor_read_status vor_reader_next(vor_reader *r, vor_reader_frame *frame);
 

@@ -24,8 +24,9 @@
  *   - A *site* is one place in the code that opens scopes: a static record holding the
  *     name, function, file and line, declared once by the macros. The hot path passes a
  *     pointer to it; no string is copied while measuring.
- *   - Each thread writes the scopes it ends into its own fixed-size buffer: no locks, no
- *     allocation per scope. A full buffer drops scopes and counts the drops.
+ *   - Each thread writes the scopes it ends into its own bounded buffer: no locks, no
+ *     allocation per scope. A full buffer drops inner scopes before outer ones and counts
+ *     the drops; every frame record says what was dropped, why and on which thread.
  *   - vor_frame_mark(), called by one thread (the frame thread), closes the current
  *     frame: it drains every thread's buffer, samples the system metrics (frame_ms,
  *     memory_mb, io_ms, io_MB, cpu_ms natively), snapshots the user metrics and hands one
@@ -87,23 +88,26 @@ VOR_API const char *vor_version_string(void);
  * reported (they are few, and each names a different variable). */
 #define VOR_LOG_ITEMS(X)                                                                                 \
     X(NAME_NULL, WARNING, "a NULL name was passed; the call was ignored")                              \
-    X(NAME_TOO_LONG, WARNING, "a name longer than 255 bytes was cut at a character boundary")         \
+    X(NAME_TOO_LONG, WARNING,                                                                          \
+      "a name longer than 255 bytes (63 for a thread name) was cut at a character boundary")           \
     X(VALUE_NOT_FINITE, INFO, "a metric value was NaN or infinite; it is recorded as given")           \
     X(THREAD_BUFFER_FULL, WARNING,                                                                     \
-      "a thread ended more scopes between two frame marks than its buffer holds; the excess was "      \
-      "dropped (raise vor_desc.thread_buffer_scopes or mark frames more often)")                       \
+      "a thread ended more scopes between two frame marks than its buffer holds; inner scopes were "   \
+      "dropped first (raise VOR_THREAD_SCOPES or mark frames more often)")                             \
     X(FRAME_RECORD_FULL, WARNING,                                                                      \
-      "a frame held more scopes than vor_desc.max_frame_scopes; the excess was dropped")               \
+      "a frame held more scopes than vor_desc.max_frame_scopes; each thread kept its share, outer "    \
+      "scopes first, and the rest was dropped")                                                        \
     X(DEPTH_OVERFLOW, WARNING, "scopes nested deeper than VOR_MAX_DEPTH were dropped")                 \
     X(UNBALANCED_END, WARNING, "vor_scope_end() was called with no open scope on its thread; ignored") \
-    X(OPEN_AT_THREAD_EXIT, WARNING, "a thread exited with open scopes; they were dropped")             \
+    X(OPEN_AT_THREAD_EXIT, WARNING,                                                                    \
+      "a thread exited with open scopes; they end at its exit, flagged unwound")                       \
     X(TOO_MANY_THREADS, WARNING,                                                                       \
       "more threads than vor_desc.max_threads opened scopes; the others are not recorded")             \
     X(TOO_MANY_COLUMNS, WARNING,                                                                       \
       "more user metrics than VOR_MAX_USER_COLUMNS were named; the others are ignored")                \
     X(TOO_MANY_SITES, WARNING, "more scope sites than VOR_MAX_SITES; the others are dropped")          \
     X(FRAME_MARK_OTHER_THREAD, WARNING,                                                                \
-      "vor_frame_mark() was called from a thread other than the frame thread; the call was ignored")   \
+      "vor_frame_mark() was called from a thread other than the (running) frame thread; ignored")      \
     X(SETUP_TOO_LATE, WARNING, "vor_setup() was called while a session is running; it was ignored")    \
     X(BAD_SETTING, WARNING, "a setting was out of range; the nearest allowed value is used")           \
     X(BAD_ENVIRONMENT, WARNING, "an environment variable had a bad value; it was ignored")             \
@@ -127,10 +131,12 @@ typedef enum vor_log_item {
 typedef enum vor_log_level { VOR_LOG_LEVEL_ERROR = 0, VOR_LOG_LEVEL_WARNING = 1, VOR_LOG_LEVEL_INFO = 2 } vor_log_level;
 
 /* A logger receives each item the first time it occurs in a session. `message` is the
- * item's text, possibly followed by details (a path, a value), without a newline. It may
- * be called from any thread that triggered the item, but never twice at once, sometimes
- * from inside vor_frame_mark. It may call vor functions (those that would wait for the
- * frame mark, such as vor_shutdown, then do nothing) and may even exit(). */
+ * item's text, possibly followed by details (a path, a value), without a newline. It is
+ * called on the thread that triggered the item, never twice at once, and never while vor
+ * holds a lock: an item raised inside a vor call that holds one (vor_frame_mark, say) is
+ * reported when the call has done its work, just before it returns. So it may call any
+ * vor function and may exit(): a normal exit finishes every output. Items the logger
+ * itself triggers are counted, and reported at their next occurrence outside it. */
 typedef struct vor_logger {
     void (*func)(void *user_data, vor_log_level level, vor_log_item item, const char *message);
     void *user_data;
@@ -144,14 +150,18 @@ VOR_API uint64_t vor_log_count(vor_log_item item);
 /* Fixed capacities (compile-time): */
 #define VOR_MAX_DEPTH 256             /* open scopes per thread; deeper ones are dropped */
 #define VOR_MAX_NAME_BYTES 255        /* longer names are cut at a character boundary */
+#define VOR_MAX_THREAD_NAME_BYTES 63  /* the same for thread names */
 #define VOR_MAX_USER_COLUMNS 256      /* user metrics per session */
 #define VOR_MAX_SITES 65536           /* distinct scope sites per process */
 
 /* Optional settings for vor_setup(). Zero in any field means its default. */
 typedef struct vor_desc {
-    uint32_t thread_buffer_scopes; /* scopes one thread can end between two frame marks;
-                                      default 65536 (2 MiB per thread), 1024 .. 16777216,
-                                      rounded up to a power of two */
+    uint32_t thread_buffer_scopes; /* bound of a thread's buffer: scopes it can end between
+                                      two frame marks (at least this minus 1023); default
+                                      65536 (2 MiB), 1024 .. 16777216, rounded up to a power
+                                      of two. A buffer starts at 1024 scopes (32 KiB) and
+                                      grows in such chunks up to it when the thread needs
+                                      room. VOR_THREAD_SCOPES overrides it. */
     uint32_t max_threads;          /* threads that can record at once; default 64, at most 1024.
                                       Buffers of threads that exited wait for the next frame
                                       mark: up to max_threads more of them */
@@ -171,12 +181,20 @@ VOR_API int vor_setup(const vor_desc *desc);
 
 /* Starts collection. The first call starts a session: it reads VOR_RECORD, VOR_TRACE and
  * their companions from the environment, opens those outputs, calibrates the clock and
- * starts frame 0. A call after vor_disable() resumes the session with a new frame.
- * Thread-safe; cheap when already enabled. */
+ * starts frame 0. It also reads VOR_THREAD_SCOPES (overrides thread_buffer_scopes) and
+ * VOR_MIN_DURATION_NS=N: scopes shorter than N ns are not recorded (their parents are
+ * longer, so none loses its parent), and each frame record counts them per thread as
+ * VOR_DROP_FILTERED (not in dropped_scopes). A bad value is reported and ignored.
+ * A call after vor_disable() resumes the session with a new frame. Thread-safe; cheap
+ * when already enabled. */
 VOR_API void vor_enable(void);
 
 /* Stops collection: scopes begun from now on are not recorded, vor_frame_mark() does
- * nothing. Scopes still open are discarded when collection resumes. Thread-safe. */
+ * nothing. Scopes that end while collection is off are not recorded either (no frame holds
+ * that time); a scope that began before the pause and ends after it is recorded with its
+ * true start: the frames before and after the pause list it as open, and it ends in the
+ * frame where it ends, so the scopes inside it always have their parent. vor_enable()
+ * resumes with a new frame. Thread-safe. */
 VOR_API void vor_disable(void);
 
 /* 1 while collecting, else 0. Thread-safe. */
@@ -184,9 +202,16 @@ VOR_API int vor_is_enabled(void);
 
 /* Closes the current frame and opens the next (see the model above). The first thread
  * to call it in a session becomes the frame thread; calls from any other thread are
- * ignored, counted and reported once (VOR_LOG_FRAME_MARK_OTHER_THREAD). Does nothing
- * while collection is off. Cost: about a microsecond plus a few nanoseconds per scope,
- * plus whatever the enabled outputs do. */
+ * ignored, counted and reported once (VOR_LOG_FRAME_MARK_OTHER_THREAD) while the frame
+ * thread runs. When the frame thread exits, the next thread that calls vor_frame_mark()
+ * becomes the frame thread. Does nothing while collection is off.
+ * Each frame record lists, per thread, the scopes that ended in the frame and those still
+ * open at its end (so every scope's parent is in the record); a scope left open by a thread
+ * that exited ends at the thread's exit, flagged unwound. Times come from one monotone map
+ * of the tick counter to CLOCK_MONOTONIC ns (rate from a baseline of seconds, offset slewed
+ * by at most 0.1%): frames are contiguous and scopes nest across frames.
+ * Cost: about a microsecond plus a few nanoseconds per scope, plus whatever the enabled
+ * outputs do. */
 VOR_API void vor_frame_mark(void);
 
 /* Makes every output write what it has (the capture file and trace reach the OS).
@@ -196,8 +221,7 @@ VOR_API void vor_flush_recording(void);
 /* Ends the session: closes the current frame's outputs properly (a valid trace JSON, a
  * complete capture), releases memory and turns collection off. vor_enable() may start a
  * new session afterwards. Call it from the frame thread or after other threads stopped
- * recording; scopes they end meanwhile are dropped. Called from inside vor (a logger
- * callback) it does nothing; vor_frame_mark, vor_flush_recording and vor_setup likewise. */
+ * recording; scopes they end meanwhile are dropped. */
 VOR_API void vor_shutdown(void);
 
 /* ---- Scopes ------------------------------------------------------------------------- */
@@ -315,8 +339,9 @@ VOR_API void vor_record_metric_unit(const char *name, const char *unit);
  * thread at any time, lock-free (two atomic additions). Ignored while collection is off. */
 VOR_API void vor_record_io(uint64_t ns, uint64_t bytes);
 
-/* Names the calling thread in every output (e.g. "main", "loader 2"). Copied; truncated
- * at 63 bytes. Thread-safe. */
+/* Names the calling thread in every output (e.g. "main", "loader 2"). Copied; a name over
+ * VOR_MAX_THREAD_NAME_BYTES (63) is cut to at most 63 bytes at a UTF-8 character boundary
+ * (reported once). Thread-safe. */
 VOR_API void vor_set_thread_name(const char *name);
 
 /* ---- Clock, memory, calibration ------------------------------------------------------ */
@@ -364,10 +389,11 @@ VOR_API void vor_frame_stats_reset(void);
 /* Totals for the session, for tests and health checks. Thread-safe. */
 typedef struct vor_counters {
     uint64_t frames;            /* frames closed */
-    uint64_t scopes_recorded;   /* scopes handed to outputs */
-    uint64_t scopes_dropped;    /* full buffers, full frame records, too deep, too many threads */
+    uint64_t scopes_recorded;   /* ended scopes handed to outputs (open ones not counted) */
+    uint64_t scopes_dropped;    /* full buffers, full frame records, too deep, too many threads,
+                                   site table full (frame records give cause and thread) */
     uint64_t unbalanced_ends;   /* vor_scope_end() with nothing open */
-    uint64_t open_at_exit;      /* scopes open when their thread exited */
+    uint64_t open_at_exit;      /* scopes open when their thread exited (ended at its exit) */
     uint64_t threads;           /* threads that recorded in this session */
 } vor_counters;
 
