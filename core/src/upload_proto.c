@@ -152,7 +152,7 @@ void vor_upload_msg_parse(const char *text, vor_upload_msg *m) {
 
 void vor_upload_random_key(char out[25]) {
     uint8_t r[12];
-    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+    if (getentropy(r, sizeof r) != 0) { /* glibc and Emscripten (crypto.getRandomValues) */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         uint64_t x = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^ (uint64_t)getpid() << 48;

@@ -214,9 +214,9 @@ int vor_upload_settings_resolve(const char *url, const vor_upload_options *o, vo
     uint64_t mb = positive("VOR_UPLOAD_BUFFER_MB");
     out->buffer_bytes = o->buffer_bytes ? o->buffer_bytes : mb ? (size_t)(mb > 4096 ? 4096 : mb) << 20 : 16u << 20;
     const char *flame = getenv("VOR_RECORD_FLAME");
-    out->capture.flame = flame && !strcmp(flame, "1");
-    uint64_t every = positive("VOR_RECORD_EVERY");
+    out->capture.flame = o->flame == 1 || (flame && !strcmp(flame, "1"));
+    uint64_t every = o->every ? o->every : positive("VOR_RECORD_EVERY");
     out->capture.every = every == 0 ? 1 : (every > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)every);
-    out->capture.max_flame_frames = positive("VOR_RECORD_MAX_FRAMES");
+    out->capture.max_flame_frames = o->max_flame_frames ? o->max_flame_frames : positive("VOR_RECORD_MAX_FRAMES");
     return 0;
 }

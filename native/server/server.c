@@ -109,6 +109,10 @@ void server_conn_state(struct lws *wsi, conn_state state)
 
 static const char refusal_host[] = "foreign Host header refused";
 static const char refusal_origin[] = "cross-origin request refused";
+/* The same refusal of an upload from a page: said in the websocket (a page cannot read a refused
+ * handshake's answer, and would take it for a store that is down and retry for ever). */
+static const char refusal_upload_origin[] = "upload refused: this store does not take uploads from pages of this "
+                                            "origin (it allows an origin with --upload-origin)";
 static const char refusal_host_too_long[] = "Host or Origin header too long";
 
 /* A header's value (NUL-terminated, in buf), NULL when absent; *too_long when it reached the
@@ -143,6 +147,8 @@ const char *server_refusal(struct lws *wsi, server *srv, bool upgrade)
         if (server_upload_origin_allowed(srv, o) && lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) > 0 &&
             ws_upload_requested(uri))
             return NULL;
+        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) > 0 && ws_upload_requested(uri))
+            return refusal_upload_origin;
         return refusal_origin;
     }
     return NULL;
@@ -195,6 +201,10 @@ int server_confirm_upgrade(struct lws *wsi, const char *upgrade)
         return reply_now(wsi, 431, "431 Host or Origin header too long\n");
     if (refused == refusal_host)
         return reply_now(wsi, 403, "403 foreign Host header refused (cross-site / DNS rebinding protection)\n");
+    if (refused == refusal_upload_origin) {
+        server_conn_state(wsi, CONN_BUSY); /* ESTABLISHED sends the reason and closes (1008) */
+        return 0;
+    }
     if (refused)
         return reply_now(wsi, 403, "403 cross-origin websocket refused: only pages served by this server "
                                    "may read captures\n");

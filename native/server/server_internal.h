@@ -375,7 +375,8 @@ typedef struct server {
 
 server *server_from_wsi(struct lws *wsi);
 /* Host (and, for websocket upgrades, Origin) check of the request on wsi. NULL: allowed;
- * else a short reason for the refusal. */
+ * else a short reason for the refusal. An upload from a page of a foreign origin completes its
+ * handshake and is refused in the websocket with that reason (nothing of it is read). */
 const char *server_refusal(struct lws *wsi, server *srv, bool upgrade);
 /* LWS_CALLBACK_HTTP_CONFIRM_UPGRADE (upgrade: the Upgrade header's value): 0 to let a websocket
  * upgrade proceed, 1 after answering (403, 414, 431; 400 for any other upgrade, such as h2c). */

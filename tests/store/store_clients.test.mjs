@@ -8,12 +8,11 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { SLOW, makeTmp, sleep, startServer } from '../server/server_harness.mjs';
 import {
-  TRAINING_LOOP, VOR_BIN, randomKey, recordCapture, search, storedBytes, upload, waitIndexed,
+  TRAINING_LOOP, VOR_BIN, freePort, randomKey, recordCapture, search, storedBytes, upload, waitIndexed,
 } from './store_harness.mjs';
 
 const root = makeTmp('clients');
@@ -23,15 +22,6 @@ function run(bin, args, env = {}) {
   return new Promise((resolve) => {
     execFile(bin, args, { env: { ...process.env, ...env }, timeout: 120000 * SLOW }, (err, stdout, stderr) =>
       resolve({ code: err ? err.code : 0, stdout, stderr }));
-  });
-}
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
   });
 }
 

@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { SLOW, sleep, withTimeout } from '../server/server_harness.mjs';
@@ -113,4 +114,14 @@ export function storedBytes(storeDir, id) {
 export function storedFiles(storeDir) {
   const dir = path.join(storeDir, 'captures');
   return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
+}
+
+/** A TCP port free on 127.0.0.1 now (a server restarted on the same port keeps its clients' URL). */
+export async function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
 }

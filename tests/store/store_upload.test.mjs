@@ -317,7 +317,9 @@ describe('tokens and origins', () => {
   test('pages of other origins may upload only with --upload-origin', async () => {
     await withStore(['--upload-origin', 'https://app.example.com'], async (srv) => {
       const foreign = await upload(srv.ws, capB, { key: randomKey(), project: 'o' }, { origin: 'https://evil.example' }).done;
-      assert.notEqual(foreign.messages.at(-1)?.type, 'done');
+      assert.equal(foreign.messages.at(-1)?.type, 'error', 'refused in the websocket, with the reason');
+      assert.match(foreign.messages.at(-1).message, /uploads from pages of this origin .*--upload-origin/);
+      assert.equal(foreign.code, 1008);
       const allowed = await upload(srv.ws, capB, { key: randomKey(), project: 'o' }, { origin: 'https://app.example.com' }).done;
       assert.equal(allowed.messages.at(-1).state, 'complete');
       // ... but not read.

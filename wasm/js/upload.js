@@ -1,7 +1,8 @@
 // upload.js: the page's side of a live upload to a profile store (vor serve --store), for
-// wasm/src/upload_wasm.c. Module.vorUpload(url, {project, tags: {k: 'v'}, token, name}) starts it
-// (after vor_enable(); returns true, or false with the reason on the console); the C side hands
-// over the capture's header once and then each record as the frame ends.
+// wasm/src/upload_wasm.c. Module.vorUpload(url, {project, tags: {k: 'v'}, token, name, flame,
+// every, maxFrames}) starts it after vor_enable() (flame, every, maxFrames: what VOR_RECORD_FLAME,
+// _EVERY, _MAX_FRAMES say natively); it returns true, or false with the reason on the console. The
+// C side hands over the capture's header once and then each record as the frame ends.
 //
 // The protocol is the one `vor upload` speaks (native/server/ws_upload.c): a hello, the server's
 // offset, the capture's bytes from there, acks. Bytes the server has not acknowledged are kept
@@ -14,7 +15,7 @@
 
 var LibraryVorUpload = {
   $VorUpload__postset: 'VorUpload.init();',
-  $VorUpload__deps: ['vor_upload_start_js', 'malloc', 'free'],
+  $VorUpload__deps: ['vor_upload_start_js'],
   $VorUpload: {
     init: function() {
       VorUpload.s = null;
@@ -34,14 +35,35 @@ var LibraryVorUpload = {
         }
         tags.push(k + '=' + v);
       }
+      // every, maxFrames: whole numbers >= 1 (0: not given).
+      var bad = null;
+      var count = function(key) {
+        var v = options[key];
+        if (v === undefined || v === null) return 0;
+        if (typeof v !== 'number' || !(v >= 1) || Math.floor(v) !== v) bad = key;
+        return bad ? 0 : v;
+      };
+      count('every'); count('maxFrames');
+      if (bad) {
+        console.warn('vor: vorUpload: ' + bad + ' must be a whole number >= 1');
+        return false;
+      }
       var strings = [String(url), options['project'] || '', tags.join(','), options['token'] || '', options['name'] || ''];
-      var ptrs = strings.map(function(s) {
-        var n = lengthBytesUTF8(s) + 1, p = _malloc(n);
-        stringToUTF8(s, p, n);
-        return p;
-      });
-      var ok = _vor_upload_start_js(ptrs[0], ptrs[1], ptrs[2], ptrs[3], ptrs[4]);
-      ptrs.forEach(function(p) { _free(p); });
+      for (var i = 0; i < strings.length; i++) {
+        if (lengthBytesUTF8(String(strings[i])) > 4096) {
+          console.warn('vor: vorUpload: the url, project, tags, token and name must be under 4 KiB each');
+          return false;
+        }
+      }
+      // The strings live on the C stack for the call only (the C side copies them).
+      var sp = stackSave(), ok;
+      try {
+        var ptrs = strings.map(function(s) { return allocateUTF8OnStack(String(s)); });
+        ok = _vor_upload_start_js(ptrs[0], ptrs[1], ptrs[2], ptrs[3], ptrs[4], options['flame'] ? 1 : 0,
+                                  count('every'), count('maxFrames'));
+      } finally {
+        stackRestore(sp);
+      }
       return !!ok;
     },
 

@@ -5,6 +5,7 @@
  * connection from the offset the server holds. There is no thread: handing a record to JS is a
  * copy into that buffer, and WebSocket.send never blocks; a record that does not fit is left out
  * (counted), as natively. */
+#include <emscripten.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,9 +118,20 @@ void vor_upload_get_status(vor_upload_status *out) {
     *out = last_status;
 }
 
-/* Module.vorUpload(url, {project, tags, token, name}) calls this (tags already "k=v,k=v"). */
-int vor_upload_start_js(const char *url, const char *project, const char *tags, const char *token, const char *name) {
-    vor_upload_options o = {project && *project ? project : NULL, tags && *tags ? tags : NULL,
-                            token && *token ? token : NULL, name && *name ? name : NULL, 0};
+/* Module.vorUpload(url, {project, tags, token, name, flame, every, maxFrames}) calls this (tags
+ * already "k=v,k=v"; every and max_frames 0 when not given). Kept and exported whatever the
+ * program exports: it is what pulls wasm/js/upload.js (and so Module.vorUpload) into every
+ * program linked with libvor. */
+EMSCRIPTEN_KEEPALIVE int vor_upload_start_js(const char *url, const char *project, const char *tags, const char *token,
+                                             const char *name, int flame, double every, double max_frames) {
+    vor_upload_options o = {
+        .project = project && *project ? project : NULL,
+        .tags = tags && *tags ? tags : NULL,
+        .token = token && *token ? token : NULL,
+        .name = name && *name ? name : NULL,
+        .flame = flame ? 1 : 0,
+        .every = every >= 1 && every <= 4294967295.0 ? (uint32_t)every : 0,
+        .max_flame_frames = max_frames >= 1 && max_frames <= 9007199254740992.0 ? (uint64_t)max_frames : 0,
+    };
     return vor_upload_start(url, &o);
 }

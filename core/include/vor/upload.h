@@ -38,6 +38,11 @@ typedef struct vor_upload_options {
     const char *token;     /* NULL: VOR_UPLOAD_TOKEN / VOR_UPLOAD_TOKEN_FILE */
     const char *name;      /* the capture's name in the store; NULL: "<process>.vor" */
     size_t buffer_bytes;   /* 0: VOR_UPLOAD_BUFFER_MB, else 16 MiB */
+    /* What the upload records, as VOR_RECORD_FLAME / _EVERY / _MAX_FRAMES do for VOR_RECORD
+     * (a page has no environment: Module.vorUpload's {flame, every, maxFrames} set these). */
+    int flame;                 /* 1: flame frames too; 0: VOR_RECORD_FLAME decides */
+    uint32_t every;            /* a flame frame on 1 frame in N; 0: VOR_RECORD_EVERY, else 1 */
+    uint64_t max_flame_frames; /* stop flame frames after N; 0: VOR_RECORD_MAX_FRAMES, else no limit */
 } vor_upload_options;
 
 typedef struct vor_upload_status {
