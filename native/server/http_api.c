@@ -1,6 +1,6 @@
 /*
  * http_api.c - the JSON endpoints: GET|HEAD /api/captures and GET|HEAD /api/captures/<id>
- * (DELETE /api/captures/<id>: http_delete.c).
+ * (DELETE /api/captures/<id>: http_delete.c; GET /api/compare: http_compare.c).
  *
  * With a store (--store), the list holds the stored captures too, found and sorted by the index
  * (store_query.c says which query parameters): {"captures":[...],"total":N,"store":true}, where
@@ -151,7 +151,8 @@ int api_handle(struct lws *wsi, server *srv, http_session *s, const char *uri)
     static const char prefix[] = "/api/captures";
     const size_t pl = sizeof prefix - 1;
 
-    if (strncmp(uri, prefix, pl) != 0 || (uri[pl] != '\0' && uri[pl] != '/'))
+    bool compare = !strcmp(uri, "/api/compare");
+    if (!compare && (strncmp(uri, prefix, pl) != 0 || (uri[pl] != '\0' && uri[pl] != '/')))
         return send_error(wsi, s, 404, "no such endpoint", uri);
     if (lws_hdr_total_length(wsi, WSI_TOKEN_DELETE_URI) > 0 && uri[pl] == '/' && uri[pl + 1])
         return http_delete(wsi, srv, s, uri + pl + 1);
@@ -161,6 +162,8 @@ int api_handle(struct lws *wsi, server *srv, http_session *s, const char *uri)
                                      : "the API answers GET and HEAD only");
     if (!http_may_read(wsi, srv))
         return send_error(wsi, s, 401, "a token is needed to read", "Authorization: Bearer TOKEN, or ?token=TOKEN");
+    if (compare)
+        return http_compare(wsi, srv, s);
     if (uri[pl] == '\0' || !strcmp(uri + pl, "/"))
         return list_captures(wsi, srv, s);
 

@@ -590,6 +590,7 @@ int vor_server_run(const vor_server_options *in)
             fprintf(stderr, "vor serve: --store %s: %s\n", opts.store_dir, srv.upload_buf ? err : "out of memory");
             goto out;
         }
+        srv.compare = compare_jobs_new(opts.diff_exe); /* NULL (no memory): /api/compare answers 501 */
     }
     srv.chunk = malloc(LWS_PRE + SERVER_CHUNK_BYTES);
     srv.viewers = calloc((size_t)opts.max_viewers, sizeof *srv.viewers);
@@ -693,6 +694,7 @@ out:
     free(srv.chunk);
     free(srv.site_real);
     registry_free(&srv.registry);
+    compare_jobs_free(srv.compare);
     store_close(srv.store); /* after the context: every upload was released as its connection closed */
     free(srv.upload_buf);
     tokens_free(&srv.tokens);

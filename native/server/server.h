@@ -191,6 +191,8 @@ typedef struct vor_server_options {
     int upload_origin_count;
     const char *upload_origins[VOR_SERVER_MAX_UPLOAD_ORIGINS]; /* --upload-origin: pages of these
                               * origins (e.g. https://app.example.com) may upload; others may not */
+    const char *diff_exe;    /* the vor binary GET /api/compare runs (`vor diff`); NULL = the
+                              * store cannot compare (501). `vor serve` sets itself. */
     vor_server_ready_fn on_ready; /* NULL = print "vor serve: http://HOST:PORT/" to stderr */
     void *on_ready_user;     /* passed to on_ready */
 } vor_server_options;

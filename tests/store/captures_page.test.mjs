@@ -1,8 +1,9 @@
 // captures_page.test.mjs - the captures page (web/captures.html, web/captures/*.js) in headless
 // Chromium against the real store (vor serve --store over its site directory) holding three real
 // captures: filters by project, tag, process, date range and scope name, sorting, the search kept
-// in the page's URL, two captures picked to compare (the commands the page shows fetch exactly
-// the stored bytes, and `vor diff` reads them), and a capture opened in the panel.
+// in the page's URL, two captures picked and compared (GET /api/compare: the store runs vor diff;
+// the table is vor diff's, the commands shown fetch exactly the stored bytes; a capture it cannot
+// compare says why), and a capture opened in the panel.
 //
 //   node captures_page.test.mjs SERVER_HOST VOR TRAINING_LOOP SITE_DIR
 import assert from 'node:assert/strict';
@@ -112,18 +113,18 @@ test('filters, sorting and the search kept in the URL', async () => {
   assert.deepEqual(await rows(page), [ids.b, ids.a]);
 });
 
-test('two picked captures: the commands shown fetch the stored bytes and vor diff compares them', async () => {
+test('two picked captures are compared by vor diff, run by the store; the commands shown fetch the stored bytes', async () => {
   const page = browser.page;
   await page.goto(`${srv.http}/captures.html?sort=frames`);
   await waitPage(page, () => document.querySelectorAll('#results tbody tr').length === 3, 'the list');
   assert.equal(await page.isHidden('#compare'), true);
   for (const k of ['a', 'b']) await page.check(`#results tr[data-id="${ids[k]}"] input[type=checkbox]`);
-  await waitPage(page, () => !document.getElementById('compare').hidden, 'the comparison');
+  await waitPage(page, () => document.querySelectorAll('#compare table.diff tr').length > 1, 'the comparison table');
+  // The table is vor diff's: the same rows, in its order, as vor diff on the captures as uploaded.
   const text = await page.textContent('#compare pre');
   const urls = [...text.matchAll(/'(http[^']+)'/g)].map((m) => m[1]);
   assert.deepEqual(urls, [`${srv.http}/api/captures/${ids.a}/file`, `${srv.http}/api/captures/${ids.b}/file`]);
-  assert.match(text, /vor diff a\.vor b\.vor/);
-  // What the page says to run, run: the files are the captures as uploaded, and vor diff reads them.
+  assert.match(text, /vor diff a\.vor b\.vor --svg diff\.svg/);
   for (const [i, k] of ['a', 'b'].entries()) {
     const res = await fetch(urls[i]);
     assert.equal(res.status, 200);
@@ -131,12 +132,38 @@ test('two picked captures: the commands shown fetch the stored bytes and vor dif
     assert.ok(bytes.equals(caps[k]), `${k}: the stored bytes`);
     fs.writeFileSync(path.join(root, `fetched-${k}.vor`), bytes);
   }
-  const diff = JSON.parse(execFileSync(vorBin, ['diff', path.join(root, 'fetched-a.vor'), path.join(root, 'fetched-b.vor'), '--json']).toString());
-  assert.ok(JSON.stringify(diff).includes('train step'), 'vor diff compares the two captures scope by scope');
-  // A third pick replaces the oldest one: never more than two.
+  const local = JSON.parse(execFileSync(vorBin, ['diff', path.join(root, 'fetched-a.vor'), path.join(root, 'fetched-b.vor'),
+    '--json', '--top', '100']).toString());
+  const served = await (await fetch(`${srv.http}/api/compare?a=${ids.a}&b=${ids.b}`)).json();
+  assert.deepEqual(served.scopes, local.scopes, 'GET /api/compare is vor diff --json');
+  assert.equal(served.a.file, `${ids.a}.vor`, 'no server path in the answer');
+  const shown = await page.$$eval('#compare table.diff tr', (trs) => trs.slice(1).map((tr) => tr.children[0].textContent));
+  assert.deepEqual(shown, local.scopes.slice(0, 40).map((r) => r.name));
+  assert.ok(shown.includes('train step'));
+  // A third pick replaces the oldest one: never more than two, and the comparison follows.
   await page.check(`#results tr[data-id="${ids.c}"] input[type=checkbox]`);
-  await waitPage(page, (c) => document.querySelector('#compare pre')?.textContent.includes(c), 'the new pair', ids.c);
+  await waitPage(page, (c) => document.querySelector('#compare pre')?.textContent.includes(c) &&
+    document.querySelectorAll('#compare table.diff tr').length > 1, 'the new pair compared', ids.c);
   assert.equal(await page.$$eval('#results input[type=checkbox]:checked', (xs) => xs.length), 2);
+});
+
+test('a capture vor diff cannot compare (no flame frames) says why on the page', async () => {
+  const metrics = recordCapture(root, 'm.vor', 10, { VOR_RECORD_FLAME: '0' });
+  const r = await upload(srv.ws, metrics, { key: randomKey(), project: 'metrics', name: 'm.vor' }).done;
+  const id = r.messages.at(-1).id;
+  await waitIndexed(srv, 'project=metrics', 1);
+  const page = browser.page;
+  await page.goto(`${srv.http}/captures.html?sort=frames&order=asc`);
+  await waitPage(page, () => document.querySelectorAll('#results tbody tr').length === 4, 'the list');
+  await page.check(`#results tr[data-id="${id}"] input[type=checkbox]`);
+  await page.check(`#results tr[data-id="${ids.a}"] input[type=checkbox]`);
+  await waitPage(page, () => document.querySelector('#compare .diff-body.error'), 'the refusal');
+  assert.match(await page.textContent('#compare .diff-body'), /cannot compare: .*no flame frames/);
+  const res = await fetch(`${srv.http}/api/compare?a=${id}&b=nosuchid`);
+  assert.equal(res.status, 404);
+  const missing = await fetch(`${srv.http}/api/compare?a=${id}`);
+  assert.equal(missing.status, 400);
+  assert.match((await missing.json()).error, /parameter b/);
 });
 
 test('a capture opens in the panel', async () => {

@@ -1,3 +1,4 @@
+// @ts-check
 // upload.js: the page's side of a live upload to a profile store (vor serve --store), for
 // wasm/src/upload_wasm.c. Module.vorUpload(url, {project, tags: {k: 'v'}, token, name, flame,
 // every, maxFrames}) starts it after vor_enable() (flame, every, maxFrames: what VOR_RECORD_FLAME,
@@ -22,9 +23,13 @@ var LibraryVorUpload = {
       Module['vorUpload'] = VorUpload.start;
     },
 
-    // Module.vorUpload(url, options)
+    /**
+     * Module.vorUpload(url, options)
+     * @param {string} url @param {VorUploadOptions} [options] @returns {boolean}
+     */
     start: function(url, options) {
       options = options || {};
+      /** @type {string[]} */
       var tags = [];
       var t = options['tags'] || {};
       for (var k in t) {
@@ -36,12 +41,15 @@ var LibraryVorUpload = {
         tags.push(k + '=' + v);
       }
       // every, maxFrames: whole numbers >= 1 (0: not given).
+      /** @type {string | null} */
       var bad = null;
+      var opts = options;
+      /** @param {'every' | 'maxFrames'} key @returns {number} */
       var count = function(key) {
-        var v = options[key];
-        if (v === undefined || v === null) return 0;
-        if (typeof v !== 'number' || !(v >= 1) || Math.floor(v) !== v) bad = key;
-        return bad ? 0 : v;
+        var n = opts[key];
+        if (n === undefined || n === null) return 0;
+        if (typeof n !== 'number' || !(n >= 1) || Math.floor(n) !== n) bad = key;
+        return bad ? 0 : n;
       };
       count('every'); count('maxFrames');
       if (bad) {
@@ -67,14 +75,16 @@ var LibraryVorUpload = {
       return !!ok;
     },
 
+    /** @param {string} url @returns {string} */
     socketUrl: function(url) {
       var u = url.replace(/^http:/, 'ws:').replace(/^https:/, 'wss:').replace(/\/+$/, '');
       return /\/upload$/.test(u) ? u : u + '/upload';
     },
 
     connect: function() {
-      var s = VorUpload.s;
+      var s = /** @type {VorUploadState} */ (VorUpload.s); // null checked where it can be
       if (!s || s.failed || s.done) return;
+      /** @type {WebSocket} */
       var ws;
       try {
         ws = new WebSocket(s.url, 'vor-upload');
@@ -109,8 +119,9 @@ var LibraryVorUpload = {
       };
     },
 
+    /** @param {string} why */
     fail: function(why) {
-      var s = VorUpload.s;
+      var s = /** @type {VorUploadState} */ (VorUpload.s); // null checked where it can be
       if (!s || s.failed) return;
       s.failed = true;
       console.warn('vor: the upload to ' + s.url + ' was refused: ' + why + ' (uploading stops; the page runs on)');
@@ -118,8 +129,9 @@ var LibraryVorUpload = {
     },
 
     // The server holds `n` bytes: send from there, if what follows is still here.
+    /** @param {number} n */
     resume: function(n) {
-      var s = VorUpload.s;
+      var s = /** @type {VorUploadState} */ (VorUpload.s); // null checked where it can be
       var floor = s.chunks.length ? s.chunks[0].start : s.head;
       if (n > s.head || (n >= s.header.length && n < floor) || (n < s.header.length && floor > s.header.length)) {
         VorUpload.fail('the server no longer holds what this page already let go of');
@@ -132,8 +144,9 @@ var LibraryVorUpload = {
       VorUpload.pump();
     },
 
+    /** @param {number} n */
     acked: function(n) {
-      var s = VorUpload.s;
+      var s = /** @type {VorUploadState} */ (VorUpload.s); // null checked where it can be
       if (n > s.acked) s.acked = n;
       while (s.chunks.length && s.chunks[0].start + s.chunks[0].bytes.length <= s.acked) {
         s.kept -= s.chunks[0].bytes.length;
@@ -142,7 +155,7 @@ var LibraryVorUpload = {
     },
 
     pump: function() {
-      var s = VorUpload.s;
+      var s = /** @type {VorUploadState} */ (VorUpload.s); // null checked where it can be
       if (!s.ws || !s.ready) return;
       if (s.sent < s.header.length) {
         s.ws.send(s.header.subarray(s.sent));
@@ -162,6 +175,10 @@ var LibraryVorUpload = {
   },
 
   vor_upload_js_start__deps: ['$VorUpload'],
+  /**
+   * @param {number} url @param {number} hello @param {number} header @param {number} headerLen
+   * @param {number} bufferBytes @returns {number}
+   */
   vor_upload_js_start: function(url, hello, header, headerLen, bufferBytes) {
     if (typeof WebSocket === 'undefined') {
       console.warn('vor: vorUpload: this environment has no WebSocket');
@@ -178,8 +195,9 @@ var LibraryVorUpload = {
   },
 
   vor_upload_js_send__deps: ['$VorUpload'],
+  /** @param {number} ptr @param {number} n @returns {number} */
   vor_upload_js_send: function(ptr, n) {
-    var s = VorUpload.s;
+    var s = /** @type {VorUploadState} */ (VorUpload.s); // null checked where it can be
     if (!s || s.failed) return 0;
     if (s.kept + n > s.budget) return 0;
     s.chunks.push({ start: s.head, bytes: HEAPU8.slice(ptr, ptr + n) });
@@ -191,7 +209,7 @@ var LibraryVorUpload = {
 
   vor_upload_js_end__deps: ['$VorUpload'],
   vor_upload_js_end: function() {
-    var s = VorUpload.s;
+    var s = /** @type {VorUploadState} */ (VorUpload.s); // null checked where it can be
     if (!s) return;
     s.ending = true;
     VorUpload.pump();

@@ -1,54 +1,70 @@
 // page.js: the captures page (captures.html): searches the store behind `vor serve --store`
 // (GET /api/captures, query.js builds the query), lists the captures, opens one in the panel
-// (index.html?capture=ID), and for two picked ones shows the `vor diff` commands that compare
-// them (the panel's own comparison is to come). The search is kept in the page's URL, so a
+// (index.html?capture=ID), and for two picked ones shows their comparison (compare.js: vor diff,
+// run by the store) until the panel compares captures itself. The search is kept in the page's URL, so a
 // search can be shared as a link. A token (servers with --token-reads) is read from ?token=.
 
-import { buildQuery, diffCommand, formatBytes, formatSpan, formatStart, parseQuery, stateOf } from './query.js';
+import { showComparison } from './compare.js';
+import { buildQuery, formatBytes, formatSpan, formatStart, parseQuery, stateOf } from './query.js';
 
 const PAGE = 100;
 
+/** @typedef {import('./query.js').StoredCapture} StoredCapture */
+
+/**
+ * Starts the page in `doc` (captures.html's elements); returns {search} (runs the search again).
+ * @param {Document} doc
+ */
 export function startCapturesPage(doc) {
-  const win = doc.defaultView;
-  const form = doc.getElementById('filters');
-  const status = doc.getElementById('status');
-  const tbody = doc.querySelector('#results tbody');
-  const pages = doc.getElementById('pages');
-  const compare = doc.getElementById('compare');
+  const win = /** @type {Window} */ (doc.defaultView);
+  const form = /** @type {HTMLFormElement} */ (doc.getElementById('filters'));
+  const status = /** @type {HTMLElement} */ (doc.getElementById('status'));
+  const tbody = /** @type {HTMLElement} */ (doc.querySelector('#results tbody'));
+  const pages = /** @type {HTMLElement} */ (doc.getElementById('pages'));
+  const compare = /** @type {HTMLElement} */ (doc.getElementById('compare'));
   const token = new URLSearchParams(win.location.search).get('token');
+  /** @type {Map<string, StoredCapture>} */
   const picked = new Map();
+  /** @param {string} name */
+  const field = (name) => /** @type {HTMLInputElement | null} */ (form.elements.namedItem(name));
   let offset = 0;
 
   const initial = parseQuery(win.location.search);
-  for (const [k, v] of Object.entries(initial)) if (form.elements[k]) form.elements[k].value = v;
+  for (const [k, v] of Object.entries(initial)) {
+    const el = field(k);
+    if (el) el.value = String(v);
+  }
   offset = initial.offset || 0;
 
   const values = () => {
+    /** @type {Record<string, string | number>} */
     const v = {};
-    for (const el of form.elements) if (el.name) v[el.name] = el.value;
+    for (const el of /** @type {HTMLInputElement[]} */ ([...form.elements])) if (el.name) v[el.name] = el.value;
     v.offset = offset;
-    return v;
+    return /** @type {import('./query.js').FormValues} */ (v);
   };
 
+  /** @param {string} text @param {boolean} [error] */
   const setStatus = (text, error = false) => {
     status.textContent = text;
     status.className = error ? 'error' : '';
   };
 
+  /** @type {(() => void) | null} */
+  let cancelCompare = null;
   const showCompare = () => {
     const two = [...picked.values()];
+    if (cancelCompare) cancelCompare();
+    cancelCompare = null;
     compare.hidden = two.length !== 2;
     compare.replaceChildren();
-    if (two.length !== 2) return;
-    const h = doc.createElement('div');
-    h.textContent = `Compare ${two[0].name || two[0].id} (A) with ${two[1].name || two[1].id} (B): run`;
-    const pre = doc.createElement('pre');
-    pre.textContent = diffCommand(win.location.origin, two[0], two[1]);
-    compare.append(h, pre);
+    if (two.length === 2) cancelCompare = showComparison(doc, compare, two[0], two[1], token);
   };
 
+  /** @param {StoredCapture} c */
   const row = (c) => {
     const tr = doc.createElement('tr');
+    /** @param {string} text @param {string} [cls] */
     const cell = (text, cls) => {
       const td = doc.createElement('td');
       td.textContent = text;
@@ -62,13 +78,14 @@ export function startCapturesPage(doc) {
     pick.checked = picked.has(c.id);
     pick.addEventListener('change', () => {
       if (pick.checked) {
-        if (picked.size === 2) picked.delete(picked.keys().next().value);
+        const oldest = picked.keys().next().value;
+        if (picked.size === 2 && oldest !== undefined) picked.delete(oldest);
         picked.set(c.id, c);
       } else {
         picked.delete(c.id);
       }
-      for (const r of tbody.children) r.classList.toggle('picked', picked.has(r.dataset.id));
-      for (const box of tbody.querySelectorAll('input')) box.checked = picked.has(box.closest('tr').dataset.id);
+      for (const r of tbody.querySelectorAll('tr')) r.classList.toggle('picked', picked.has(r.dataset.id ?? ''));
+      for (const box of tbody.querySelectorAll('input')) box.checked = picked.has(box.closest('tr')?.dataset.id ?? '');
       showCompare();
     });
     const first = doc.createElement('td');
@@ -118,10 +135,11 @@ export function startCapturesPage(doc) {
       tbody.replaceChildren();
       return;
     }
-    const stored = body.captures.filter((c) => c.stored);
+    const stored = /** @type {StoredCapture[]} */ (body.captures).filter((c) => c.stored);
     tbody.replaceChildren(...stored.map(row));
     setStatus(`${body.total} capture${body.total === 1 ? '' : 's'} match${stored.length < body.total ? `; ${offset + 1}–${offset + stored.length} shown` : ''}`);
     pages.replaceChildren();
+    /** @param {string} label @param {number} to */
     const nav = (label, to) => {
       const b = doc.createElement('button');
       b.textContent = label;
