@@ -1,6 +1,7 @@
 /* bench_store.c: figures for the profile store (docs/PERFORMANCE.md, "Profile store").
  *
  *     bench_store [CAPTURE_MB]        default 128 (VOR_BENCH_STORE_MB); 1024 for the 1 GB figure
+ *     VOR_BENCH_STORE_SEARCH_ONLY=1 bench_store     the search figures alone
  *
  * 1. A flame capture of about CAPTURE_MB is written by this program itself, run again as a
  *    child with VOR_RECORD set (49 scopes per frame, as bench_cli's), unless VOR_BENCH_CAPTURE
@@ -216,6 +217,13 @@ int main(int argc, char **argv) {
     uint64_t mb = argc > 1 ? strtoull(argv[1], NULL, 10) : getenv("VOR_BENCH_STORE_MB") ? strtoull(getenv("VOR_BENCH_STORE_MB"), NULL, 10) : 128;
     char dir[] = "/tmp/vor-bench-store-XXXXXX";
     if (!mkdtemp(dir)) return 1;
+    if (getenv("VOR_BENCH_STORE_SEARCH_ONLY")) { /* the search figures alone (seconds, not minutes) */
+        double worst = search_ms(dir, 10000);
+        printf("search over 10,000 stored captures: slowest query %.2f ms (target <= 50)\n", worst);
+        char cmd[800];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        return system(cmd) != 0;
+    }
     char capture[600], store_dir[600], self[512], vor[600];
     snprintf(store_dir, sizeof store_dir, "%s/store", dir);
     ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);

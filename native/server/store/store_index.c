@@ -49,6 +49,8 @@ static const char schema[] =
     "CREATE INDEX IF NOT EXISTS captures_process ON captures(process);"
     "CREATE INDEX IF NOT EXISTS captures_start ON captures(start_ms);"
     "CREATE INDEX IF NOT EXISTS captures_uploaded ON captures(uploaded_ms);"
+    /* the default order (date): the expression of the ORDER BY, so a page is an index walk */
+    "CREATE INDEX IF NOT EXISTS captures_when ON captures(COALESCE(start_ms, uploaded_ms));"
     "CREATE TABLE IF NOT EXISTS tags(cap INTEGER NOT NULL, k TEXT NOT NULL, v TEXT NOT NULL);"
     "CREATE INDEX IF NOT EXISTS tags_kv ON tags(k, v, cap);"
     "CREATE INDEX IF NOT EXISTS tags_cap ON tags(cap);"
