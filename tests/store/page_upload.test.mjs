@@ -2,9 +2,9 @@
 // wasm/js/upload.js + wasm/src/upload_wasm.c) in headless Chromium: the example page
 // (build/site/example.html, the training loop compiled to wasm) served by the store's own server
 // uploads live, the store indexes it as a wasm capture of its project and tags, the upload goes on
-// through a server restart (resumed from the server's offset: no frame lost, none twice), and the
-// stored capture reads back with `vor summary`, every frame since vorUpload(). A page may not upload to a
-// store that does not allow its origin.
+// through a server restart (resumed from the server's offset: no frame lost, none twice), ends as
+// "cut" when the page goes away, and the stored capture reads back with `vor summary`, every frame
+// since vorUpload(). A page may not upload to a store that does not allow its origin.
 //
 //   node page_upload.test.mjs SERVER_HOST VOR SITE_DIR
 import assert from 'node:assert/strict';
@@ -89,9 +89,11 @@ test('a page uploads live; the upload resumes through a server restart; the capt
       'the upload resumed after the restart');
     assert.equal(resumed.id, live.id, 'the same capture, resumed (not a second one)');
 
-    await page.goto('about:blank'); // the page goes away: the store keeps its whole records
+    await page.goto('about:blank'); // the page goes away: it finishes the upload (pagehide)
     const cut = await waitCapture(srv, 'project=web', (c) => c.upload !== 'uploading' && c.indexed,
       'the upload ended with the page');
+    assert.equal(cut.upload, 'cut', 'finished by the page as it went (not left open for a resume)');
+    assert.equal(cut.ended, 'cut');
     const file = path.join(dir, 'captures', `${cut.id}.vor`);
     const summary = JSON.parse(execFileSync(vorBin, ['summary', '--json', file]).toString());
     // The upload holds the frames from the one after vorUpload() on: every one, none twice.

@@ -21,6 +21,16 @@ var LibraryVorUpload = {
     init: function() {
       VorUpload.s = null;
       Module['vorUpload'] = VorUpload.start;
+      // A page that goes away ends its upload: what is sent, then "finish", so the store keeps the
+      // capture as cut (its end record never comes) rather than open for a resume that never comes.
+      if (typeof addEventListener === 'function') {
+        addEventListener('pagehide', function() {
+          var s = VorUpload.s;
+          if (!s || s.failed || s.done) return;
+          s.ending = true;
+          VorUpload.pump();
+        });
+      }
     },
 
     /**
