@@ -180,7 +180,7 @@ static double search_ms(const char *dir, int captures) {
         f.span_ns = i * 1000000ll;
         f.start_ms = m.uploaded_ms - 5000;
         snprintf(f.process, sizeof f.process, "app%d", i % 5);
-        index_put_facts(x, m.id, &f);
+        index_put_facts(x, m.id, &f, true);
     }
     static const char *const queries[] = {"", "project=project3", "scope=matv", "scope=render%20shadow&project=project7",
                                           "tag=branch%3Db3&sort=frames", "sort=scope:matvec%20physics%200",

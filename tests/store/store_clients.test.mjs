@@ -97,7 +97,9 @@ describe('live upload (VOR_UPLOAD)', () => {
     const srv = await startServer(['--store', dir, '--site', root]);
     try {
       const local = path.join(root, 'live1.vor');
-      const r = await run(TRAINING_LOOP, ['200'], liveEnv(srv.port, local));
+      // The exit flush waits until the server acknowledged everything, at most VOR_UPLOAD_FLUSH_MS:
+      // generous here, so a loaded machine does not cut the upload (which the product does, by design).
+      const r = await run(TRAINING_LOOP, ['200'], liveEnv(srv.port, local, { VOR_UPLOAD_FLUSH_MS: String(30000 * SLOW) }));
       assert.equal(r.code, 0, r.stderr);
       const c = await theUpload(srv);
       assert.deepEqual(c.tags, { run: 'test', kind: 'live' });

@@ -218,7 +218,7 @@ void store_service(store *st)
             if (u)
                 upload_abandon(u, 1008, msg);
             store_forget(st, r->id);
-        } else if (index_put_facts(st->index, r->id, &r->facts) != 0) {
+        } else if (index_put_facts(st->index, r->id, &r->facts, r->kind == INDEX_DONE) != 0) {
             fprintf(stderr, "vor serve: store: cannot write the index entry of %s\n", r->id);
         }
         index_result_free(r);

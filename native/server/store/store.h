@@ -154,7 +154,8 @@ typedef struct capture_index capture_index;
 capture_index *index_open(const char *path, bool *created, char *err, size_t errlen);
 void index_close(capture_index *x);
 int index_put_meta(capture_index *x, const capture_meta *m);            /* insert or update */
-int index_put_facts(capture_index *x, const char *id, const capture_facts *f);
+/* final: the capture was read to its end ("indexed"); else the facts so far of a live upload. */
+int index_put_facts(capture_index *x, const char *id, const capture_facts *f, bool final);
 int index_remove(capture_index *x, const char *id);
 /* 1 with the id of the capture an uploader of `project` named `key`; 0 when none; -1 error. */
 int index_find_key(capture_index *x, const char *project, const char *key, char *id, size_t idlen);

@@ -241,7 +241,7 @@ static void top_json(json_buf *b, const store_top_scope *t, int n)
     json_raw(b, "]");
 }
 
-int index_put_facts(capture_index *x, const char *id, const capture_facts *f)
+int index_put_facts(capture_index *x, const char *id, const capture_facts *f, bool final)
 {
     int64_t row = rowid_of(x, id);
     if (row < 0)
@@ -253,9 +253,9 @@ int index_put_facts(capture_index *x, const char *id, const capture_facts *f)
     top_json(&tt, f->top_total, f->n_top_total);
     int rc = ts.failed || tt.failed || exec(x, "BEGIN") ? -1 : 0;
     if (rc == 0) {
-        sqlite3_stmt *st = prep(x, "UPDATE captures SET indexed=1, producer=?, process=?, pid=?, platform=?,"
+        sqlite3_stmt *st = prep(x, "UPDATE captures SET producer=?, process=?, pid=?, platform=?,"
                                    " version_minor=?, start_ms=?, frames=?, flame_frames=?, span_ns=?, ended=?,"
-                                   " top_self=?, top_total=? WHERE rowid=?");
+                                   " top_self=?, top_total=?, indexed=?14 WHERE rowid=?13");
         if (st) {
             bind_text(st, 1, f->producer);
             bind_text(st, 2, f->process);
@@ -270,6 +270,7 @@ int index_put_facts(capture_index *x, const char *id, const capture_facts *f)
             bind_text(st, 11, ts.data);
             bind_text(st, 12, tt.data);
             sqlite3_bind_int64(st, 13, row);
+            sqlite3_bind_int(st, 14, final ? 1 : 0);
         }
         rc = run(st);
     }
@@ -635,8 +636,9 @@ int index_search(capture_index *x, const index_query *q, json_buf *out, bool com
         json_raw(out, ",\"tags\":");
         json_raw(out, TXT(7));
         json_raw(out, ",\"indexed\":");
+        /* indexed: the final facts are in; the facts so far of a live upload are shown before. */
         json_raw(out, sqlite3_column_int(st, 8) ? "true" : "false");
-        if (sqlite3_column_int(st, 8)) {
+        if (!NUL(9)) {
             json_raw(out, ",\"producer\":");
             json_str(out, TXT(9));
             json_raw(out, ",\"process\":");
