@@ -9,6 +9,7 @@
 #   make install    install headers, libraries, `vor`, the site, pkg-config and CMake files of both
 #                   flavours (PREFIX=/usr/local; wasm: lib/wasm32-emscripten, share/vor/wasm)
 #   make clean      remove build/
+# Configure lines live in CMakePresets.json (native, wasm, asan, tsan), used here and by scripts/.
 JOBS ?= 2
 PREFIX ?= /usr/local
 
@@ -21,7 +22,7 @@ setup:
 
 native: setup
 	@mkdir -p build
-	@cmake -S . -B build/native -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > build/native-configure.log 2>&1 \
+	@cmake --preset native > build/native-configure.log 2>&1 \
 	  || { cat build/native-configure.log; exit 1; }
 	@cmake --build build/native -j $(JOBS)
 

@@ -30,10 +30,10 @@
 #include <pthread.h>
 #endif
 
-#define WIDTH 512                 /* the "model": LAYERS matrices of WIDTH x WIDTH */
+#define WIDTH 512 /* the "model": LAYERS matrices of WIDTH x WIDTH */
 #define LAYERS 4
 #define ROWS_PER_BLOCK 64
-#define BATCH_BYTES (64 * 1024)   /* what the loader reads per batch */
+#define BATCH_BYTES (64 * 1024) /* what the loader reads per batch */
 
 static float weights[LAYERS][WIDTH * WIDTH];
 static float activations[WIDTH];

@@ -9,7 +9,6 @@ JOBS=${JOBS:-2}
 export NODE_PATH=/usr/share/nodejs
 mkdir -p build
 sh scripts/fetch-lz4-source.sh
-emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CROSSCOMPILING_EMULATOR="/usr/bin/node;--no-experimental-fetch" > build/wasm-configure.log 2>&1 \
+emcmake cmake --preset wasm > build/wasm-configure.log 2>&1 \
     || { cat build/wasm-configure.log; exit 1; }
 cmake --build build/wasm -j "$JOBS"

@@ -24,7 +24,7 @@ retry() {
     return 1
 }
 
-DEBIAN_PACKAGES="cmake ninja-build pkg-config make gcc g++ clang-14 libclang-rt-14-dev \
+DEBIAN_PACKAGES="cmake ninja-build pkg-config make gcc g++ clang-14 clang-format-14 libclang-rt-14-dev \
 emscripten liblz4-dev lz4 python3 python3-lz4 libwebsockets-dev libcmocka-dev chromium \
 libdw-dev libelf-dev libsqlite3-dev \
 python3-dev python3-pytest python3-setuptools python3-numpy dpkg-dev"

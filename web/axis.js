@@ -182,3 +182,93 @@ function clampWindow(t0, t1, bounds) {
   if (t1 > hi) return [hi - span, hi];
   return [t0, t1];
 }
+
+const NS_UNITS = /** @type {const} */ ([[1e9, 's'], [1e6, 'ms'], [1e3, 'µs'], [1, 'ns']]);
+/** Most decimals a tick label carries before the ticks are labelled from a shown base instead. */
+export const MAX_TICK_DECIMALS = 3;
+
+/**
+ * `ns` in the unit `[scale, name]` with `decimals` digits after the point, trailing zeros kept so that
+ * neighbouring ticks line up ("26.500 s", "26.501 s").
+ * @param {number} ns @param {readonly [number, string]} unit @param {number} decimals
+ */
+function fixedNs(ns, unit, decimals) {
+  return `${(ns / unit[0]).toFixed(decimals)} ${unit[1]}`;
+}
+
+/** @param {number} a  the largest magnitude to show */
+function unitFor(a) {
+  return NS_UNITS.find(([k]) => a >= k) || NS_UNITS[NS_UNITS.length - 1];
+}
+
+/** Decimals that tell apart values `step` ns apart in `unit`. @param {number} step @param {readonly [number, string]} unit */
+function decimalsFor(step, unit) {
+  return Math.max(0, Math.ceil(-Math.log10(step / unit[0]) - 1e-9));
+}
+
+/**
+ * Labels for time ticks `values` (ns, relative to an origin; `step` apart): each label carries just
+ * the digits that tell neighbouring ticks apart, in the unit of the largest value ("+26.501 s" beside
+ * "+26.502 s", never "+26.5 s" twice). When that takes more than MAX_TICK_DECIMALS digits (a deep
+ * zoom far from the origin), the ticks are labelled from `base` (the first tick; `baseText`, shown
+ * once): "+1 µs", "+2 µs" after "26.500001 s". Zero is "0".
+ * @param {number[]} values @param {number} step
+ * @returns {{base: number, baseText: string, labels: string[]}}
+ */
+export function timeTickLabels(values, step) {
+  const sign = (/** @type {number} */ v, /** @type {string} */ s) => (v > 0 ? `+${s}` : v < 0 ? `−${s.replace('-', '')}` : '0');
+  if (!values.length || !(step > 0)) return { base: 0, baseText: '', labels: values.map(() => '') };
+  let big = 0;
+  for (const v of values) big = Math.max(big, Math.abs(v));
+  const unit = unitFor(big);
+  const d = decimalsFor(step, unit);
+  if (d <= MAX_TICK_DECIMALS) {
+    return { base: 0, baseText: '', labels: values.map((v) => sign(Math.round(v / step) === 0 ? 0 : v, fixedNs(Math.abs(v), unit, d))) };
+  }
+  const base = values[0];
+  let span = 0;
+  for (const v of values) span = Math.max(span, Math.abs(v - base));
+  const u = unitFor(span || step);
+  const du = decimalsFor(step, u);
+  const bu = unitFor(Math.abs(base));
+  return {
+    base,
+    baseText: sign(base, fixedNs(Math.abs(base), bu, decimalsFor(step, bu))),
+    labels: values.map((v) => (v === base ? sign(base, fixedNs(Math.abs(base), bu, decimalsFor(step, bu))) : `+${fixedNs(v - base, u, du)}`)),
+  };
+}
+
+/**
+ * The right-axis labels of a metric plot with extent [min, max] over `finite` finite samples: the
+ * max at the top and the min at the bottom, each with the column's unit; a flat series (both the
+ * same once formatted) is labelled once, in the middle, where its line is; no finite sample: "no data".
+ * @param {number} min @param {number} max @param {number} finite @param {string} [unit]
+ * @returns {{text: string, at: 'top' | 'middle' | 'bottom'}[]}
+ */
+export function plotAxisLabels(min, max, finite, unit = '') {
+  if (!(finite > 0)) return [{ text: 'no data', at: 'middle' }];
+  const hi = formatValue(max, unit), lo = formatValue(min, unit);
+  if (hi === lo) return [{ text: hi, at: 'middle' }];
+  return [{ text: hi, at: 'top' }, { text: lo, at: 'bottom' }];
+}
+
+/**
+ * The flame chart ruler's ticks for the window [t0, t1] (ns) across `widthPx`: about one per 120 px,
+ * at a nice step, labelled relative to `origin` (timeTickLabels).
+ * @param {number} t0 @param {number} t1 @param {number} origin @param {number} widthPx
+ * @returns {{t: number, label: string}[]}
+ */
+export function rulerTicks(t0, t1, origin, widthPx) {
+  if (!(t1 > t0)) return [];
+  const step = niceStep(t1 - t0, Math.max(2, Math.floor(widthPx / 120)));
+  const first = Math.ceil((t0 - origin) / step) * step + origin;
+  /** @type {number[]} */
+  const ts = [];
+  for (let k = 0; k < 200; k++) {
+    const t = first + k * step;
+    if (t > t1) break;
+    ts.push(t);
+  }
+  const { labels } = timeTickLabels(ts.map((t) => t - origin), step);
+  return ts.map((t, k) => ({ t, label: labels[k] }));
+}

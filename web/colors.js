@@ -30,6 +30,11 @@ export const THEME = {
   frameEdge: 'rgba(255, 255, 255, 0.10)',
   pinnedBand: 'rgba(255, 255, 255, 0.045)',
   hoverOutline: '#ffffff',
+  flameMark: '#5cc2c0',       // under a bar: the frame carries scopes
+  searchMark: '#ffd23f',      // search: a frame holding a match, a matching span's outline
+  searchDim: '#2a2f39',       // search: spans that do not match
+  untracked: '#30283a',       // flame chart: frame time no top-level scope covers
+  untrackedText: '#a99bbd',
   font: '12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
   fontSmall: '11px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
   fontBold: '600 12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',

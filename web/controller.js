@@ -6,6 +6,7 @@
 
 import { inside } from './layout.js';
 import { frameAtX } from './hover.js';
+import { nearestScopeSeq } from './flame_selection.js';
 
 /** @typedef {import('./view_model.js').ViewModel} ViewModel */
 /** @typedef {import('./scene.js').Scene} Scene */
@@ -59,7 +60,8 @@ export function createController(model, lastScene, requestDraw) {
       const scene = lastScene();
       if (!scene) return;
       const f = frameAtX(model.store, scene.view.axis, x);
-      if (f.seq >= 0) model.pinSeq(f.seq);
+      // snaps to the nearest frame with scopes (a flame frame), when the view has one
+      if (f.seq >= 0) model.pinSeq(nearestScopeSeq(model.store, f.seq, scene.view.axis.first, scene.view.axis.end));
     },
     selectPreview(x0, x1) { model.setDragSelection([x0, x1]); },
     selectCommit(x0, x1) {

@@ -5,6 +5,7 @@
 //   const panel = mountPanel(document.getElementById('profiler'), { budgetMs: 16.7 });
 //   const source = createInPageSource(panel);
 //   // from the wasm glue: source.pushDeclarations(json); source.pushFrame(u8);
+//   followRefreshRate(panel, window);   // a page whose frame is one animation frame: budget = 1.5 refreshes
 
 export { mountPanel, DEFAULT_BUDGET_MS } from './panel.js';
 export { createInPageSource } from './sources/in_page.js';
@@ -13,3 +14,4 @@ export { readCaptureFile, attachFileDrop, createFileButton } from './sources/fil
 export { loadCaptureDecoder, feedDecoder, isCaptureDecoder } from './sources/decoder.js';
 export { parseFrameView, FrameViewError } from './frame_view.js';
 export { startPanelPage } from './main.js';
+export { followRefreshRate, budgetForRefresh } from './refresh_budget.js';

@@ -9,6 +9,8 @@ import { SCOPES_PRESENT, SCOPES_EVICTED } from './store.js';
 import { buildFlameModel } from './flame_model.js';
 import { flameLanes } from './layout.js';
 import { formatMs } from './axis.js';
+import { plural } from './text.js';
+import { untrackedTime } from './untracked.js';
 
 /** @typedef {import('./store.js').FrameStore} FrameStore */
 /** @typedef {import('./view_model.js').ViewState} ViewState */
@@ -44,6 +46,21 @@ export function latestScopeSeq(store, paused, a, b) {
 }
 
 /**
+ * The frame a click at `seq` pins: `seq` itself when its scopes are held or no frame of [a, b) has
+ * any (metrics-only captures), else the nearest frame of [a, b) whose scopes are held (the earlier
+ * one on a tie). With VOR_RECORD_EVERY most frames carry metrics only; this makes a click show scopes.
+ * @param {FrameStore} store @param {number} seq @param {number} a @param {number} b
+ */
+export function nearestScopeSeq(store, seq, a, b) {
+  if (store.scopesState(seq) === SCOPES_PRESENT) return seq;
+  for (let d = 1; seq - d >= a || seq + d < b; d++) {
+    if (seq - d >= a && store.scopesState(seq - d) === SCOPES_PRESENT) return seq - d;
+    if (seq + d < b && store.scopesState(seq + d) === SCOPES_PRESENT) return seq + d;
+  }
+  return seq;
+}
+
+/**
  * The flame chart's selection for the frames [a, b) in view.
  * @param {Readonly<ViewState>} state @param {FrameStore} store @param {number} a @param {number} b
  * @returns {FlameSelection}
@@ -59,7 +76,7 @@ export function flameSelection(state, store, a, b) {
     sel.kind = 'range'; sel.a = a; sel.b = b;
     sel.key = `r:${a}:${b}:${present}`;
     sel.home = [store.frameStart(a), store.frameStart(b - 1) + store.frameDuration(b - 1)];
-    sel.subtitle = `frames ${frameDesc(a)}–${frameDesc(b - 1)} (${b - a} frames, ${present} with scopes, ${count(scopes)} scopes)`;
+    sel.subtitle = `frames ${frameDesc(a)}–${frameDesc(b - 1)} (${plural(b - a, 'frame')}, ${present.toLocaleString('en-US')} with scopes, ${plural(scopes, 'scope')})`;
     if (state.pinned >= 0) {
       sel.pinnedSpan = [store.frameStart(state.pinned), store.frameStart(state.pinned) + store.frameDuration(state.pinned)];
       sel.subtitle += ` · pinned ${frameDesc(state.pinned)} ${formatMs(store.frameMs(state.pinned))}`;
@@ -78,7 +95,7 @@ export function flameSelection(state, store, a, b) {
     sel.home = [store.frameStart(q), store.frameStart(q) + store.frameDuration(q)];
     const dropped = store.droppedScopes[q % store.capacity];
     sel.subtitle = `${pinnedView ? 'pinned' : state.paused ? 'paused at' : 'latest'} frame ${frameDesc(q)} · ${formatMs(store.frameMs(q))} · ` +
-      `${count(store.scopeCount[q % store.capacity])} scopes` + (dropped ? ` · ${dropped} dropped by the recorder` : '');
+      plural(store.scopeCount[q % store.capacity], 'scope') + (dropped ? ` · ${count(dropped)} dropped by the recorder` : '');
     if (st === SCOPES_EVICTED) {
       sel.message = `The scopes of frame ${frameDesc(q)} were released to keep memory bounded (scope budget ${count(store.scopeBudget)})`;
     } else if (st !== SCOPES_PRESENT) {
@@ -112,6 +129,8 @@ export class FlameModelCache {
     this.model = null;
     /** @type {FlameLanes | null} */
     this.lanes = null;
+    /** @type {Map<number, import('./untracked.js').UntrackedLane> | null} */
+    this.untracked = null;
   }
 
   /**
@@ -124,6 +143,7 @@ export class FlameModelCache {
       const frames = selectionFrames(sel, store);
       this.model = frames.length ? buildFlameModel(frames, threadOrder) : null;
       this.lanes = flameLanes(this.model);
+      this.untracked = frames.length ? untrackedTime(frames) : null;
       this.key = sel.key;
     }
     return this;
@@ -133,5 +153,5 @@ export class FlameModelCache {
   invalidate() { this.key = ''; }
 
   /** Forgets the model (the store was cleared). */
-  clear() { this.key = ''; this.model = null; this.lanes = null; }
+  clear() { this.key = ''; this.model = null; this.lanes = null; this.untracked = null; }
 }

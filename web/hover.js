@@ -6,10 +6,11 @@
 // mirrors the draw). Pure: from the scene's geometry, the store and the pointer.
 
 import { SCOPES_PRESENT, SCOPES_EVICTED } from './store.js';
-import { inside } from './layout.js';
+import { inside, FLAME_ROW } from './layout.js';
 import { binRange } from './binning.js';
 import { flameHitTest } from './render/flame.js';
-import { spanTooltip, bucketTooltip, frameTooltip, plotTooltip } from './tooltip.js';
+import { spanTooltip, bucketTooltip, frameTooltip, plotTooltip, untrackedTooltip } from './tooltip.js';
+import { gapAt } from './untracked.js';
 
 /** @typedef {import('./store.js').FrameStore} FrameStore */
 /** @typedef {import('./store.js').Column} Column */
@@ -105,6 +106,7 @@ export function computeHover({ pointer: p, dragging, layout, axis, flame, column
   }
   if (inside(layout.flame.chart, p.x, p.y)) {
     const hit = flameHitTest(layout.flame, flame, p.x, p.y);
+    if (!hit && flame.model) return untrackedHover(layout, flame, store, p);
     if (!hit || !flame.model) return null;
     const threadName = store.decls.threadName(hit.lane.threadId);
     let tip;
@@ -127,4 +129,27 @@ export function computeHover({ pointer: p, dragging, layout, axis, flame, column
     return { region: 'flame', seq: -1, hit, p, tip };
   }
   return null;
+}
+
+/**
+ * Over a lane's first row where no top-level scope is: its untracked gap (untracked.js), or null.
+ * @param {Layout} layout @param {FlameView} flame @param {FrameStore} store @param {Pointer} p
+ * @returns {Hover | null}
+ */
+function untrackedHover(layout, flame, store, p) {
+  const c = layout.flame.chart;
+  if (!flame.untracked || !flame.lanes || !flame.model || !(flame.t1 > flame.t0)) return null;
+  const y = p.y - c.y + flame.scrollY;
+  const lane = flame.lanes.lanes.find((l) => y >= l.rowsY && y < l.rowsY + FLAME_ROW);
+  const u = lane && flame.untracked.get(lane.threadId);
+  if (!lane || !u) return null;
+  const t = flame.t0 + ((p.x - c.x) * (flame.t1 - flame.t0)) / c.w;
+  const gap = gapAt(u, t);
+  if (!gap) return null;
+  const frames = flame.model.frames;
+  const f = frames.length > 1 ? frames.find((fr) => gap[0] >= fr.start && gap[0] < fr.end) : undefined;
+  return {
+    region: 'flame', seq: -1, p,
+    tip: untrackedTooltip({ durNs: gap[1] - gap[0], threadName: store.decls.threadName(lane.threadId), frameIndex: f ? store.frameIndexOf(f.seq) : undefined }),
+  };
 }

@@ -1,6 +1,6 @@
 // @ts-check
 // The panel's DOM: the toolbar (brand, pause button, budget field, overhead and clock chips, counts,
-// the slot where a page puts its source controls, status), the scrolling canvas, the tooltip and
+// the slot where a page puts its source controls, status), the overview strip, the scrolling canvas, the tooltip and
 // the notice, and the writers that put text into them. Text from the profiled program (names,
 // paths) goes in with textContent only, never parsed as HTML. Holds no view state.
 
@@ -11,11 +11,19 @@
  * @property {HTMLDivElement} root
  * @property {HTMLButtonElement} pauseBtn
  * @property {HTMLInputElement} budgetInput
+ * @property {HTMLButtonElement} scaleBtn    the bars' y-axis mode ("y: fit")
  * @property {HTMLButtonElement} chip        the overhead chip
  * @property {HTMLSpanElement} clockChip
  * @property {HTMLSpanElement} stats
  * @property {HTMLSpanElement} sourceSlot    where a page puts its source controls
  * @property {HTMLSpanElement} status
+ * @property {HTMLInputElement} searchInput  scope name search
+ * @property {HTMLSpanElement} searchCount   "3 / 12 matches"
+ * @property {HTMLButtonElement} searchPrev
+ * @property {HTMLButtonElement} searchNext
+ * @property {HTMLButtonElement} tableBtn     shows / hides the scope table
+ * @property {HTMLDivElement} analysis        the scope table pane (render/scope_table.js)
+ * @property {HTMLCanvasElement} strip     the overview strip (every frame of the capture)
  * @property {HTMLDivElement} scroll
  * @property {HTMLCanvasElement} canvas
  * @property {HTMLDivElement} tooltip
@@ -51,21 +59,37 @@ export function buildPanelDom(element, { title = 'vor', budgetMs }) {
   const budgetInput = el(doc, 'input', '', { type: 'number', min: '0.1', step: '0.1' });
   budgetLabel.append('budget', budgetInput, 'ms');
   budgetInput.value = String(budgetMs);
+  const scaleBtn = el(doc, 'button', 'vor-yscale', { type: 'button', title: 'The frame bars\' y axis: fit to the frame times in view, from zero with the budget, or log. Click for the next.' });
   const chip = el(doc, 'button', 'vor-chip vor-overhead', { type: 'button', 'aria-pressed': 'false' });
   const clockChip = el(doc, 'span', 'vor-clock', { hidden: '' });
   const stats = el(doc, 'span', 'vor-stats');
+  const search = el(doc, 'span', 'vor-search');
+  const searchInput = el(doc, 'input', '', { type: 'search', placeholder: 'search scopes (Ctrl+F)', 'aria-label': 'Search scopes by name', spellcheck: 'false' });
+  const searchCount = el(doc, 'span', 'vor-search-count');
+  const searchPrev = el(doc, 'button', '', { type: 'button', title: 'Previous match (Shift+Enter)', 'aria-label': 'Previous match' });
+  searchPrev.textContent = '‹';
+  const searchNext = el(doc, 'button', '', { type: 'button', title: 'Next match (Enter)', 'aria-label': 'Next match' });
+  searchNext.textContent = '›';
+  search.append(searchInput, searchCount, searchPrev, searchNext);
+  const tableBtn = el(doc, 'button', 'vor-table-btn', { type: 'button', 'aria-pressed': 'false', title: 'Table of scopes for the pinned frame or the zoomed range (calls, total, self, mean, max), callers and callees, comparison' });
+  tableBtn.textContent = 'Scopes';
   const spacer = el(doc, 'span', 'vor-spacer');
   const sourceSlot = el(doc, 'span', 'vor-source');
   const status = el(doc, 'span', 'vor-status', { role: 'status' });
-  toolbar.append(brand, pauseBtn, budgetLabel, chip, clockChip, stats, spacer, sourceSlot, status);
+  toolbar.append(brand, pauseBtn, budgetLabel, scaleBtn, chip, clockChip, search, tableBtn, stats, spacer, sourceSlot, status);
+  const strip = el(doc, 'canvas', 'vor-strip', { hidden: '', title: 'Every frame of the capture (min, mean and max frame time per column; ticks: frames with scopes). Click: show the frames there; drag: zoom to them.' });
   const scroll = el(doc, 'div', 'vor-scroll');
   const canvas = el(doc, 'canvas', 'vor-canvas');
   const tooltip = el(doc, 'div', 'vor-tooltip', { hidden: '' });
   const notice = el(doc, 'div', 'vor-notice', { hidden: '' });
+  const analysis = el(doc, 'div', 'vor-analysis', { hidden: '' });
   scroll.append(canvas);
-  root.append(toolbar, scroll, tooltip, notice);
+  root.append(toolbar, strip, scroll, analysis, tooltip, notice);
   element.append(root);
-  return { root, pauseBtn, budgetInput, chip, clockChip, stats, sourceSlot, status, scroll, canvas, tooltip, notice };
+  return {
+    root, pauseBtn, budgetInput, scaleBtn, chip, clockChip, stats, sourceSlot, status, strip, scroll, canvas, tooltip, notice,
+    searchInput, searchCount, searchPrev, searchNext, tableBtn, analysis,
+  };
 }
 
 /**

@@ -39,8 +39,38 @@ export const PANEL_CSS = `
 .vor-status[data-kind="live"] { color: var(--vor-ok); }
 .vor-status[data-kind="error"] { color: var(--vor-bad); white-space: normal; }
 .vor-status[data-kind="warn"] { color: var(--vor-warn); white-space: normal; }
+.vor-strip { display: block; width: 100%; height: 46px; flex: none; cursor: pointer; border-bottom: 1px solid var(--vor-line); touch-action: none; }
+.vor-strip[hidden] { display: none; }
 .vor-scroll { position: relative; flex: 1; min-height: 0; overflow-y: auto; overflow-x: hidden; }
 .vor-canvas { display: block; width: 100%; touch-action: none; }
+.vor-search { display: inline-flex; align-items: center; gap: 3px; }
+.vor-toolbar .vor-search input { width: 170px; cursor: text; padding: 3px 6px; }
+.vor-toolbar .vor-search button { padding: 3px 7px; }
+.vor-search-count { color: var(--vor-muted); font-variant-numeric: tabular-nums; min-width: 4ch; white-space: nowrap; }
+.vor-search-count[data-none="true"] { color: var(--vor-warn); }
+.vor-table-btn[aria-pressed="true"] { background: #2a3f5c !important; border-color: var(--vor-accent) !important; }
+.vor-analysis { flex: 0 0 38%; min-height: 120px; display: flex; flex-direction: column; border-top: 1px solid var(--vor-line); background: var(--vor-bar); }
+.vor-analysis[hidden] { display: none; }
+.vor-an-head { display: flex; align-items: center; gap: 8px; padding: 4px 10px; border-bottom: 1px solid var(--vor-line); }
+.vor-an-title { flex: 1; color: var(--vor-muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.vor-an-head button { font: inherit; color: var(--vor-text); background: #222733; border: 1px solid #323846; border-radius: 5px; padding: 2px 8px; cursor: pointer; }
+.vor-an-head button[disabled] { color: var(--vor-muted); cursor: default; }
+.vor-an-body { flex: 1; min-height: 0; display: flex; }
+.vor-an-table { flex: 1; min-width: 0; overflow: auto; }
+.vor-an-table table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
+.vor-an-table th { position: sticky; top: 0; background: #1e232c; color: var(--vor-muted); font-weight: 600; text-align: right; padding: 3px 8px; white-space: nowrap; }
+.vor-an-table th.vor-sortable { cursor: pointer; }
+.vor-an-table th:first-child, .vor-an-table td:first-child { text-align: left; max-width: 40ch; overflow: hidden; text-overflow: ellipsis; }
+.vor-an-table td { text-align: right; padding: 2px 8px; white-space: nowrap; border-bottom: 1px solid #1e232c; cursor: pointer; }
+.vor-an-table tr.vor-selected td { background: #2a3f5c; }
+.vor-an-table tr[data-match="true"] td:first-child { color: #ffd23f; }
+.vor-an-more, .vor-an-empty { color: var(--vor-muted); padding: 4px 10px; }
+.vor-an-sandwich { flex: 0 0 34%; overflow: auto; border-left: 1px solid var(--vor-line); padding: 4px 0; }
+.vor-an-sub { color: var(--vor-muted); font-weight: 600; padding: 4px 10px; }
+.vor-an-edge { display: flex; justify-content: space-between; gap: 8px; padding: 1px 10px 1px 18px; cursor: pointer; }
+.vor-an-edge:hover { background: #222733; }
+.vor-an-ns { color: var(--vor-muted); font-variant-numeric: tabular-nums; }
+.vor-an-focus { margin: 4px 10px; padding: 3px 8px; background: #2a3f5c; border-radius: 4px; }
 .vor-tooltip {
   position: fixed; z-index: 10; pointer-events: none; max-width: 420px; padding: 7px 9px;
   background: rgba(12, 14, 19, 0.96); border: 1px solid #3a4152; border-radius: 6px;

@@ -41,7 +41,8 @@ export const MAX_DECLARED = { columns: 8192, sites: 131072, threads: 65536 };
  * @property {number} order            declaration order
  * @property {boolean} [undeclared]    seen in a frame, never declared
  */
-/** @typedef {{id: number, name: string, function: string, file: string, line: number}} Site */
+/** @typedef {{id: number, name: string, function: string, file: string, line: number, module: number}} Site */
+/** @typedef {{scopeNs: number, functionNs: number}} Costs */
 /** @typedef {{id: number, name: string, order: number}} Thread */
 /** @typedef {{resolutionNs: number, source: string, crossOriginIsolated: boolean | null}} Clock */
 /** @typedef {Float64Array | Uint32Array | Uint8Array} RingArray */
@@ -57,6 +58,7 @@ export class Declarations {
   /** @type {Map<number, Thread>} */ threads;
   /** @type {number} */ frameMsColumn;
   /** @type {Clock | null} */ clock;
+  /** @type {Costs | null} */ costs;
   /** @type {number} */ ignored;
   version = -1; // the first clear() makes it 0
 
@@ -68,6 +70,7 @@ export class Declarations {
     this.threads = new Map(); // id -> {id, name, order}
     this.frameMsColumn = -1;
     this.clock = null; // {resolutionNs, source, crossOriginIsolated (true, false or null)} once declared
+    this.costs = null; // the capture's calibrated cost of one scope / one function hook (ns), once declared
     this.ignored = 0; // declarations past MAX_DECLARED
     this.version++; // never goes back: caches keyed on it stay correct across a clear
   }
@@ -95,7 +98,7 @@ export class Declarations {
       if (!this.sites.has(id) && this.sites.size >= MAX_DECLARED.sites) { this.ignored++; continue; }
       this.sites.set(id, {
         id, name: String(s.name ?? s.function ?? `site ${id}`), function: String(s.function ?? ''),
-        file: String(s.file ?? ''), line: s.line >>> 0,
+        file: String(s.file ?? ''), line: s.line >>> 0, module: s.module >>> 0,
       });
     }
     for (const t of Array.isArray(d.threads) ? d.threads : []) {
@@ -111,6 +114,13 @@ export class Declarations {
         resolutionNs: Number(clock.resolution_ns), source: String(clock.source ?? ''),
         crossOriginIsolated: typeof clock.cross_origin_isolated === 'boolean' ? clock.cross_origin_isolated : null,
       };
+    }
+    // The calibrated costs (ns) scope tables compensate for (scope_table.js); non-positive = unknown.
+    const costs = d.costs;
+    if (costs && typeof costs === 'object') {
+      const pos = (/** @type {unknown} */ v) => (Number(v) > 0 && Number.isFinite(Number(v)) ? Number(v) : 0);
+      const c = { scopeNs: pos(costs.scope_ns), functionNs: pos(costs.function_ns) };
+      if (c.scopeNs > 0 || c.functionNs > 0) this.costs = c;
     }
     this.version++;
   }
@@ -189,6 +199,8 @@ export class FrameStore {
     this.columnData = new Map(); // column id -> its values and which are present
     /** @type {Record<string, RingArray>} */
     this.scratch = { values: new Float64Array(0), present: new Uint8Array(0) };
+    /** Earliest frame start seen since the last clear() (ns): the time axis's zero when no overview gives the capture's. */
+    this.originNs = NaN;
     this.reset();
   }
 
@@ -210,6 +222,7 @@ export class FrameStore {
     this.decls.clear();
     this.columnData.clear();
     this.plottedVersion = -1;
+    this.originNs = NaN;
     this.reset();
     this.scopeVersion++;
   }
@@ -239,6 +252,7 @@ export class FrameStore {
     }
     this.frameIndex[s] = view.frameIndex;
     this.startNs[s] = view.startNs;
+    if (!(this.originNs <= view.startNs)) this.originNs = view.startNs;
     this.durationNs[s] = view.durationNs;
     this.overheadNs[s] = view.overheadNs;
     this.scopeCount[s] = view.nScopes;

@@ -9,10 +9,22 @@
 /** @typedef {ReturnType<typeof createTextMeasurer>} TextMeasurer */
 
 export const ELLIPSIS = '…';
+/** A trimmed label keeps at least this many characters: "m…" or a lone letter names nothing. */
+export const MIN_TRIMMED_CHARS = 3;
+
+/**
+ * A count with its noun, singular for exactly one: `plural(1, 'scope')` is "1 scope",
+ * `plural(12500, 'frame')` "12,500 frames". `many` for irregular plurals.
+ * @param {number} n @param {string} one @param {string} [many]
+ */
+export function plural(n, one, many = `${one}s`) {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
 
 /**
  * Longest prefix of `text` that fits `maxWidth` with an ellipsis appended, or `text` itself when it
- * fits, or '' when not even one character and the ellipsis fit. `measure(s)` returns a width.
+ * fits, or '' when not even MIN_TRIMMED_CHARS characters and the ellipsis fit (a label that cannot
+ * say which name it is, like "m…", is hidden). `measure(s)` returns a width.
  * Binary search over the prefix length: O(log n) measurements (cached by the caller's measurer).
  * @param {string} text @param {number} maxWidth @param {(s: string) => number} measure @param {string} [ellipsis]
  */
@@ -28,8 +40,9 @@ export function trimText(text, maxWidth, measure, ellipsis = ELLIPSIS) {
     if (measure(text.slice(0, mid)) + ell <= maxWidth) lo = mid;
     else hi = mid - 1;
   }
-  if (lo === 0) return '';
-  return text.slice(0, lo).trimEnd() + ellipsis;
+  const kept = text.slice(0, lo).trimEnd();
+  if (kept.length < MIN_TRIMMED_CHARS) return '';
+  return kept + ellipsis;
 }
 
 /**

@@ -7,6 +7,7 @@
 
 import { formatNs } from './axis.js';
 import { MAX_PLOT_COLUMNS } from './store.js';
+import { plural } from './text.js';
 
 /** @typedef {import('./store.js').FrameStore} FrameStore */
 /** @typedef {import('./store.js').Clock} Clock */
@@ -61,7 +62,7 @@ export function overheadChipContent(store, a, b, showOverhead) {
   }
   return {
     text: `vor ${formatNs(sumOh / nOh)}/frame · ${sumDur > 0 ? ((100 * sumOh) / sumDur).toFixed(2) : '0'}%`,
-    title: `The profiler's own cost per frame: mean over the ${nOh} frames in view that report it, ` +
+    title: `The profiler's own cost per frame: mean over the ${plural(nOh, 'frame')} in view that report it, ` +
       `and its share of their frame time. Click to ${showOverhead ? 'hide' : 'show'} it on the bars.`,
   };
 }
@@ -76,15 +77,23 @@ export function overheadChipContent(store, a, b, showOverhead) {
  * @param {boolean} args.showOverhead
  * @param {number} args.rejected      frame views rejected so far
  * @param {string} args.lastReject    why the last one was
+ * @param {number} [args.captureFrames] frames in the whole capture as far as known (the overview), 0: unknown
+ * @param {number} [args.skipped]       frames not kept while the view was frozen
  * @returns {ToolbarText}
  */
-export function toolbarText({ store, a, b, paused, showOverhead, rejected, lastReject }) {
+export function toolbarText({ store, a, b, paused, showOverhead, rejected, lastReject, captureFrames = 0, skipped = 0 }) {
   const chip = overheadChipContent(store, a, b, showOverhead);
   const rej = rejected ? ` · ${rejected} rejected` : '';
   const hidden = store.hiddenColumns();
-  const hiddenText = hidden ? ` · ${count(hidden)} more metrics not plotted` : '';
-  const statsText = `${count(store.size)}/${count(store.capacity)} frames · ${count(store.totalScopes)} scopes${rej}${hiddenText}`;
-  const statsTitle = (rejected ? `Last rejected frame view: ${lastReject}` : 'Frames held in the bounded history, and scopes held in memory') +
+  const hiddenText = hidden ? ` · ${plural(hidden, 'more metric')} not plotted` : '';
+  const whole = captureFrames > store.size;
+  const first = store.size ? store.frameIndexOf(store.first) : 0, last = store.size ? store.frameIndexOf(store.end - 1) : 0;
+  const framesText = whole ? `frames #${count(first)}–#${count(last)} of ${count(captureFrames)}` : plural(store.size, 'frame');
+  const skippedText = skipped ? ` · ${plural(skipped, 'frame')} arrived while paused` : '';
+  const statsText = `${framesText} · ${plural(store.totalScopes, 'scope')}${rej}${skippedText}${hiddenText}`;
+  const statsTitle = (rejected ? `Last rejected frame view: ${lastReject}` : `The view holds ${plural(store.size, 'frame')} (at most ${count(store.capacity)}) ` +
+    `of the ${plural(Math.max(captureFrames, store.size), 'frame')} seen; the strip above shows them all` +
+    (skipped ? `; paused, the ${plural(skipped, 'frame')} that arrived were not kept so that none on screen left (the strip counts them)` : '')) +
     (hidden ? `. At most ${MAX_PLOT_COLUMNS} metric columns are plotted (system columns first, then in declaration order); the values of the other ${count(hidden)} are not kept.` : '');
   const clock = clockChipContent(store.decls.clock);
   return {

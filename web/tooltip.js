@@ -27,6 +27,18 @@ export function spanTooltip({ site, siteId, durNs, selfNs, threadName, depth, fr
 }
 
 /**
+ * The untracked time under the pointer: frame time no top-level scope of the thread covers.
+ * @param {{durNs: number, threadName: string, frameIndex?: number}} gap
+ * @returns {Tooltip}
+ */
+export function untrackedTooltip({ durNs, threadName, frameIndex }) {
+  /** @type {[string, string][]} */
+  const rows = [['duration', formatNs(durNs)], ['thread', threadName]];
+  if (frameIndex !== undefined) rows.push(['frame', `#${frameIndex}`]);
+  return { title: 'untracked', rows, note: 'Frame time that no top-level scope of this thread covers: uninstrumented code, waiting or idle.' };
+}
+
+/**
  * @param {{count: number, busyNs: number, startNs: number, endNs: number, dominant: string, threadName: string, depth: number}} bucket
  * @returns {Tooltip}
  */

@@ -18,16 +18,30 @@ import { panWindow, zoomWindow } from './axis.js';
 /** @typedef {{x: number, y: number, clientX: number, clientY: number}} Pointer */
 /**
  * @typedef {object} ViewState
- * @property {boolean} paused          the view is frozen (incoming frames are stored, not shown)
- * @property {number} frozenEnd        store.end when the view was paused
+ * @property {boolean} paused          the view is frozen (incoming frames are not shown)
+ * @property {boolean} held            a gesture holds the axis (a shift-drag: frozen like paused until released)
+ * @property {number} frozenEnd        store.end when the view was paused or held
  * @property {Span | null} range       zoomed frames [a, b) (seq), or null for all frames
  * @property {number} pinned           pinned frame (seq), -1 for none
  * @property {Span | null} flameRel    flame window relative to its home start (ns), null = home
  * @property {number} scrollY          flame lanes' vertical scroll (CSS px)
  * @property {number} budgetMs         frame budget
  * @property {boolean} showOverhead    draw the profiler's cost on the bars
+ * @property {import('./bars_axis.js').BarsScaleMode} barsScale  the bars' y axis: fit to the data, from zero with the budget, or log
  * @property {Span | null} dragSel     shift-drag on the bars in progress (canvas x of its two ends)
  * @property {Pointer | null} pointer  where the pointer hovers (null: not over the canvas)
+ * @property {string} search           scope name search ('' none): counted, highlighted (search.js)
+ * @property {number} searchIndex      the match next/previous reached (-1: none yet)
+ * @property {boolean} tableOpen       the scope table is shown (scope_table.js, render/scope_table.js)
+ * @property {import('./scope_table.js').SortKey} sortKey   the table's sort column
+ * @property {boolean} sortDesc        ... and direction
+ * @property {string | null} selectedName  the scope whose callers and callees are shown (sandwich)
+ * @property {boolean} compensate      subtract the profiler's calibrated costs (the CLI's default)
+ * @property {Baseline | null} baseline    what the table compares against, or null
+ */
+/**
+ * A scope table kept to compare against: a pinned frame, a range, or another capture.
+ * @typedef {{label: string, table: import('./scope_table.js').ScopeTable}} Baseline
  */
 /**
  * The flame chart's geometry from the last draw, which wheel and drag gestures act on.
@@ -52,10 +66,15 @@ export class ViewModel {
     this.onChange = onChange;
     /** @type {ViewState} */
     this.state = {
-      paused: false, frozenEnd: 0, range: null, pinned: -1, flameRel: null, scrollY: 0,
-      budgetMs, showOverhead: false, dragSel: null, pointer: null,
+      paused: false, held: false, frozenEnd: 0, range: null, pinned: -1, flameRel: null, scrollY: 0,
+      budgetMs, showOverhead: false, barsScale: 'fit', dragSel: null, pointer: null,
+      search: '', searchIndex: -1, tableOpen: false, sortKey: 'total', sortDesc: true, selectedName: null,
+      compensate: true, baseline: null,
     };
   }
+
+  /** Paused, or a gesture holds the axis: frames that arrive are not shown (and none leave, panel.js). */
+  frozen() { return this.state.paused || this.state.held; }
 
   /** The frames [a, b) in view: the zoomed range (within the history), the frozen view, or all. */
   viewRange() {
@@ -64,7 +83,7 @@ export class ViewModel {
       const a = Math.max(s.range[0], st.first), b = Math.min(s.range[1], st.end);
       if (b > a) return /** @type {Span} */ ([a, b]);
     }
-    if (s.paused) return /** @type {Span} */ ([st.first, Math.max(st.first, Math.min(s.frozenEnd, st.end))]);
+    if (this.frozen()) return /** @type {Span} */ ([st.first, Math.max(st.first, Math.min(s.frozenEnd, st.end))]);
     return /** @type {Span} */ ([st.first, st.end]);
   }
 
@@ -93,18 +112,19 @@ export class ViewModel {
    * @param {number | null} lastAxisFirst  the first frame the last draw showed (null: none yet)
    */
   frameArrivalRedraws(lastAxisFirst) {
-    return !this.state.paused || (lastAxisFirst !== null && this.store.first > lastAxisFirst);
+    return !this.frozen() || (lastAxisFirst !== null && this.store.first > lastAxisFirst);
   }
 
   pause() {
-    if (!this.state.paused) { this.state.paused = true; this.state.frozenEnd = this.store.end; }
+    const s = this.state;
+    if (!s.paused) { if (!s.held) s.frozenEnd = this.store.end; s.paused = true; }
     this.onChange();
   }
 
   /** Follows the stream again: also drops the pin, the range, the flame window and a drag. */
   resume() {
     const s = this.state;
-    s.paused = false; s.range = null; s.pinned = -1; s.flameRel = null; s.dragSel = null;
+    s.paused = false; s.held = false; s.range = null; s.pinned = -1; s.flameRel = null; s.dragSel = null;
     this.onChange();
   }
 
@@ -187,7 +207,11 @@ export class ViewModel {
 
   /** A shift-drag in progress between canvas x0 and x1, or none (null). @param {Span | null} sel */
   setDragSelection(sel) {
-    this.state.dragSel = sel;
+    const s = this.state;
+    // the axis freezes when the drag starts, so the range committed is the one previewed
+    if (sel && !s.held && !s.paused) { s.held = true; s.frozenEnd = this.store.end; }
+    if (!sel) s.held = false;
+    s.dragSel = sel;
     this.onChange();
   }
 
@@ -237,15 +261,83 @@ export class ViewModel {
     this.onChange();
   }
 
+  /** @param {import('./bars_axis.js').BarsScaleMode} mode */
+  setBarsScale(mode) {
+    if (mode === this.state.barsScale) return;
+    this.state.barsScale = mode;
+    this.onChange();
+  }
+
   toggleOverhead() {
     this.state.showOverhead = !this.state.showOverhead;
+    this.onChange();
+  }
+
+  /** @param {string} q  the scope name search ('' clears it) */
+  setSearch(q) {
+    if (q === this.state.search) return;
+    this.state.search = q; this.state.searchIndex = -1;
+    this.onChange();
+  }
+
+  /**
+   * Steps to the next (dir 1) or previous (-1) of `count` matches, wrapping; the flame window is set
+   * around the match's span `win` (ns, absolute) when the flame geometry `w` is known.
+   * @param {number} dir @param {number} count
+   * @param {(i: number) => Span | null} windowOf  the window showing match i
+   * @param {FlameWindow | null} w
+   */
+  searchStep(dir, count, windowOf, w) {
+    if (count <= 0) return;
+    const s = this.state;
+    s.searchIndex = s.searchIndex < 0 ? (dir > 0 ? 0 : count - 1) : (((s.searchIndex + dir) % count) + count) % count;
+    const win = windowOf(s.searchIndex);
+    if (win && w) {
+      const [n0, n1] = zoomWindow(win[0], win[1], (win[0] + win[1]) / 2, 1, { minSpan: MIN_FLAME_SPAN_NS, bounds: w.home });
+      s.flameRel = [n0 - w.home[0], n1 - w.home[0]];
+    }
+    this.onChange();
+  }
+
+  /** Shows or hides the scope table. */
+  toggleTable() {
+    this.state.tableOpen = !this.state.tableOpen;
+    this.onChange();
+  }
+
+  /**
+   * Sorts the table by `key`; the same key again flips the direction.
+   * @param {import('./scope_table.js').SortKey} key
+   */
+  sortBy(key) {
+    const s = this.state;
+    if (s.sortKey === key) s.sortDesc = !s.sortDesc;
+    else { s.sortKey = key; s.sortDesc = key !== 'name'; }
+    this.onChange();
+  }
+
+  /** The scope whose callers and callees are shown, or none. @param {string | null} name */
+  selectName(name) {
+    this.state.selectedName = name === this.state.selectedName ? null : name;
+    this.onChange();
+  }
+
+  toggleCompensate() {
+    this.state.compensate = !this.state.compensate;
+    this.onChange();
+  }
+
+  /** What the table compares against (a frame, a range or a capture), or none. @param {Baseline | null} b */
+  setBaseline(b) {
+    this.state.baseline = b;
     this.onChange();
   }
 
   /** After the store was cleared (another capture): no range, pin, flame window or scroll. Pause stays. */
   clearSelection() {
     const s = this.state;
-    s.range = null; s.pinned = -1; s.flameRel = null; s.frozenEnd = 0; s.scrollY = 0;
+    s.range = null; s.pinned = -1; s.flameRel = null; s.frozenEnd = 0; s.scrollY = 0; s.dragSel = null; s.held = false;
+    s.searchIndex = -1; // the search, the table and its baseline stay: a baseline from another capture compares captures
     this.onChange();
   }
 }

@@ -210,7 +210,7 @@ int main(void) {
     double inline_ns[RUNS], threaded_ns[RUNS], read_fps[RUNS];
     long bytes = 0;
     for (int run = 0; run < RUNS; run++) {
-        vor_capture_options options = {0, 1, 0};
+        vor_capture_options options = {0, 1, 0, 0};
         vor_capture_writer *w = vor_capture_writer_create(path, &options);
         if (w == NULL) return 1;
         uint64_t t0 = now_ns();

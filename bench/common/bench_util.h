@@ -18,6 +18,18 @@ static inline int bench_compare_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The frame of the frame-mark benchmarks: 1,000 scopes, 500 of them nested in the others.
+ * (A macro: VOR_SCOPE needs <vor/vor.h>, which not every benchmark includes.) */
+#define BENCH_FRAME_OF_1000_SCOPES()                                                                  \
+    do {                                                                                              \
+        for (int bench_i_ = 0; bench_i_ < 500; bench_i_++) {                                          \
+            VOR_SCOPE("frame outer");                                                                 \
+            {                                                                                         \
+                VOR_SCOPE("frame inner");                                                             \
+            }                                                                                         \
+        }                                                                                             \
+    } while (0)
+
 /* Sorts v in place and returns its median. */
 static inline double median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, bench_compare_double);

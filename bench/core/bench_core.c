@@ -91,12 +91,7 @@ static double frame_mark_1000(void) {
     enum { FRAMES = 500 };
     uint64_t total = 0;
     for (int f = 0; f < FRAMES; f++) {
-        for (int i = 0; i < 500; i++) {
-            VOR_SCOPE("frame outer");
-            {
-                VOR_SCOPE("frame inner");
-            }
-        }
+        BENCH_FRAME_OF_1000_SCOPES();
         uint64_t t0 = now_ns();
         vor_frame_mark();
         total += now_ns() - t0;

@@ -64,6 +64,29 @@ static inline void vor_out_varint(vor_out *o, uint64_t v) {
     vor_out_bytes(o, tmp, n);
 }
 
+/* Unchecked writes for hot encoders: the caller reserved room first (vor_out_reserve,
+ * VOR_VARINT_MAX_BYTES per varint) and writes through a pointer, so a field costs its
+ * bytes and no capacity check. Returns the position after the varint. The bytes are those
+ * of vor_out_varint. */
+#define VOR_VARINT_MAX_BYTES 10u
+static inline uint8_t *vor_put_varint(uint8_t *p, uint64_t v) {
+    if (v < 0x80) {
+        *p = (uint8_t)v;
+        return p + 1;
+    }
+    if (v < 0x4000) {
+        p[0] = (uint8_t)(v | 0x80);
+        p[1] = (uint8_t)(v >> 7);
+        return p + 2;
+    }
+    do {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    } while (v >= 0x80);
+    *p++ = (uint8_t)v;
+    return p;
+}
+
 static inline uint64_t vor_zigzag(int64_t v) {
     return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }

@@ -9,8 +9,8 @@
 #define VOR_CAPTURE_MAGIC_BYTES 8u
 #define VOR_CAPTURE_FIXED_HEADER_BYTES 16u /* magic, u16 major, u16 minor, u32 body length B */
 #define VOR_CAPTURE_MAX_HEADER_BODY (1u << 20)
-#define VOR_CAPTURE_CHECK_BYTES 4u          /* u32 CRC-32C */
-#define VOR_CAPTURE_MAX_STRING 65535u       /* longest string a reader accepts */
+#define VOR_CAPTURE_CHECK_BYTES 4u    /* u32 CRC-32C */
+#define VOR_CAPTURE_MAX_STRING 65535u /* longest string a reader accepts */
 
 /* 1.0 records: [u32 length][u32 check][varint D << 1 | stored][block], one LZ4 chain. */
 #define VOR_CAPTURE_1_0_MIN_RECORD 6u /* check, a 1-byte varint, at least 1 byte */
@@ -43,6 +43,11 @@
 /* Record kinds (first byte of a decoded record). */
 #define VOR_RECORD_FRAME 1u
 #define VOR_RECORD_END 2u
+#define VOR_RECORD_STATE 3u /* 1.1 addition: what a reader starting mid-capture needs (§4.8) */
+
+/* State record flags (varint), in the order of their sections. */
+#define VOR_STATE_DECLARATIONS 1u
+#define VOR_STATE_VALUES 2u
 
 /* Frame record flags (varint), in the order of their sections. */
 #define VOR_FRAME_DECLARATIONS 1u

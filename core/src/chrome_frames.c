@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
 #include "scope_order.h"
 
 #define SCOPE_CATEGORY "vor"
@@ -42,7 +43,7 @@ typedef struct block {
 
 typedef struct thread_state {
     uint32_t id;
-    uint32_t pending;    /* 1 + position in w->pending while its open scopes wait; 0 = not */
+    uint32_t pending; /* 1 + position in w->pending while its open scopes wait; 0 = not */
     uint64_t tid;
     uint64_t name_hash;  /* of the name last written; 0 = not named yet */
     uint64_t last_frame; /* index of the last frame that listed it */
@@ -53,7 +54,7 @@ typedef struct thread_state {
     vor_reader_scope *open; /* open at the end of the frame `open_frame` (outermost first) */
     uint32_t n_open, cap_open;
     uint64_t open_frame;
-    int64_t open_until;  /* that frame's end */
+    int64_t open_until; /* that frame's end */
 } thread_state;
 
 typedef struct placed {
@@ -110,19 +111,8 @@ static uint64_t add_sat_u64(uint64_t a, uint64_t b) {
 }
 
 static uint64_t hash_name(const char *s) {
-    uint64_t h = 1469598103934665603u; /* FNV-1a; 0 marks "not named yet" */
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h ? h : 1;
-}
-
-static vor_chrome_arg arg_uint(const char *key, uint64_t v) {
-    vor_chrome_arg a = {key, VOR_CHROME_ARG_UINT, NULL, 0, 0, v};
-    return a;
-}
-
-static vor_chrome_arg arg_true(const char *key) {
-    vor_chrome_arg a = {key, VOR_CHROME_ARG_BOOL, NULL, 1, 0, 0};
-    return a;
+    uint64_t h = vor_fnv1a64_string(s);
+    return h ? h : 1; /* 0 marks "not named yet" */
 }
 
 /* Grows *array (of `size`-byte items, capacity *cap) to hold `need`; 0 if memory is short. */
@@ -158,6 +148,33 @@ static int reserve_scratch(vor_chrome_frames *w, uint64_t n) {
 
 /* ---- Names: sites, threads ------------------------------------------------------------------ */
 
+/* A scope event's categories. Scope events carry no "args": speedscope names a trace event
+ * by its name plus its args (JSON), so any arg would rename the scope there and split one
+ * scope into many frames. What vor adds goes into "cat", the comma-separated categories
+ * Perfetto and chrome://tracing show in the event's details, and which DevTools and
+ * speedscope leave out of names: "vor", then "src:FILE:LINE" when the site has a source file, then
+ * "clipped_start", "clipped_end", "unwound" for a scope cut at a run's start or end or
+ * left by unwinding. Returns buf, or a malloc'ed string when it does not fit (NULL: out of
+ * memory). */
+static char *scope_category(const char *file, uint32_t line, uint32_t flags, char *buf, size_t cap) {
+    const char *f1 = flags & CLIP_START ? ",clipped_start" : "";
+    const char *f2 = flags & CLIP_END ? ",clipped_end" : "";
+    const char *f3 = flags & UNWOUND ? ",unwound" : "";
+    char src[32] = "";
+    if (file) snprintf(src, sizeof src, ":%u", line);
+    int n =
+        snprintf(buf, cap, "%s%s%s%s%s%s%s", SCOPE_CATEGORY, file ? ",src:" : "", file ? file : "", src, f1, f2, f3);
+    if (n < 0) return NULL;
+    if ((size_t)n < cap) return buf;
+    char *big = malloc((size_t)n + 1);
+    if (big)
+        snprintf(big, (size_t)n + 1, "%s%s%s%s%s%s%s", SCOPE_CATEGORY, file ? ",src:" : "", file ? file : "", src, f1,
+                 f2, f3);
+    return big;
+}
+
+#define CATEGORY_BYTES 512u
+
 /* The prepared text of site `id`; NULL when it is unknown (asked again next time), its id
  * is too large to keep, or memory is short: the caller writes the event plainly. */
 static const vor_chrome_prepared *prepare_site(vor_chrome_frames *w, uint32_t id);
@@ -178,12 +195,15 @@ static const vor_chrome_prepared *prepare_site(vor_chrome_frames *w, uint32_t id
     snprintf(fallback, sizeof fallback, "site %u", id);
     const char *name = info.name && info.name[0] ? info.name : fallback;
     const char *file = info.file && info.file[0] ? info.file : NULL;
-    if (!vor_chrome_prepare_complete(&w->sites[id], name, SCOPE_CATEGORY, file, info.line)) return NULL;
-    return &w->sites[id];
+    char buf[CATEGORY_BYTES];
+    char *cat = scope_category(file, info.line, 0, buf, sizeof buf);
+    int ok = cat && vor_chrome_prepare_complete(&w->sites[id], name, cat, NULL, 0);
+    if (cat != buf) free(cat);
+    return ok ? &w->sites[id] : NULL;
 }
 
 static uint64_t pick_tid(uint32_t id, uint64_t os_tid) {
-    uint64_t tid = os_tid ? os_tid : (uint64_t)id + 1; /* tid 0 would merge with the pid */
+    uint64_t tid = os_tid ? os_tid : (uint64_t)id + 1;                /* tid 0 would merge with the pid */
     if (tid == VOR_CHROME_FRAMES_TID) tid = ((uint64_t)1 << 32) + id; /* never on the frames row */
     return tid;
 }
@@ -426,28 +446,24 @@ static inline void write_scope(vor_chrome_frames *w, const vor_reader_scope *s, 
     write_scope_with_args(w, s, tid, p, text);
 }
 
-/* A clipped or unwound scope, or one whose site has no prepared text. */
+/* A clipped or unwound scope (its flags in its categories), or one whose site has no
+ * prepared text. */
 static void write_scope_with_args(vor_chrome_frames *w, const vor_reader_scope *s, uint64_t tid, const placed *p,
                                   const vor_chrome_prepared *text) {
-    vor_chrome_arg args[3];
-    size_t n = 0;
-    if (p->flags & CLIP_START) args[n++] = arg_true("clipped_start");
-    if (p->flags & CLIP_END) args[n++] = arg_true("clipped_end");
-    if (p->flags & UNWOUND) args[n++] = arg_true("unwound");
+    (void)text;
     if (p->flags & (CLIP_START | CLIP_END)) w->stats.clipped++;
     w->stats.scopes++;
-    if (text) {
-        vor_chrome_json_complete_prepared(w->json, text, w->pid, tid, p->start, p->end - p->start, args, n);
-        return;
-    }
     vor_chrome_site_info info = {NULL, NULL, 0};
     int known = w->names.site && w->names.site(w->names.ctx, s->site_id, &info);
     char fallback[32];
     snprintf(fallback, sizeof fallback, "site %u", s->site_id);
     const char *name = known && info.name && info.name[0] ? info.name : fallback;
     const char *file = known && info.file && info.file[0] ? info.file : NULL;
-    vor_chrome_json_complete(w->json, name, SCOPE_CATEGORY, w->pid, tid, p->start, p->end - p->start, file,
-                             info.line, args, n);
+    char buf[CATEGORY_BYTES];
+    char *cat = scope_category(file, info.line, p->flags, buf, sizeof buf);
+    vor_chrome_json_complete(w->json, name, cat ? cat : SCOPE_CATEGORY, w->pid, tid, p->start, p->end - p->start, NULL,
+                             0, NULL, 0);
+    if (cat != buf) free(cat);
 }
 
 /* Places open scopes open[0..n) clipped to `until` into out[0..n), innermost first (their
@@ -585,17 +601,17 @@ static void write_frame_event(vor_chrome_frames *w, const vor_reader_frame *f, i
         if (c < VOR_DROP_THREAD_BUFFER_FULL || c > VOR_DROP_FILTERED) c = 7;
         by_cause[c] = add_sat_u64(by_cause[c], f->drops[i].count);
     }
-    vor_chrome_arg args[4 + 7];
-    size_t n = 0;
-    args[n++] = arg_uint("index", f->index);
-    args[n++] = arg_uint("scopes", f->n_scopes);
-    args[n++] = arg_uint("dropped", f->dropped_scopes);
-    vor_chrome_arg overhead = {"overhead_ns", VOR_CHROME_ARG_INT, NULL, f->overhead_ns, 0, 0};
-    args[n++] = overhead;
+    /* No args, as for scopes (speedscope would name each frame by them): the figures are
+     * categories, "vor.frame,index:7,scopes:9,dropped:0,overhead_ns:5449[,CAUSE:N...]". */
+    char cat[64 + 8 * 48];
+    size_t n = (size_t)snprintf(cat, sizeof cat, "%s,index:%llu,scopes:%llu,dropped:%llu,overhead_ns:%lld",
+                                FRAME_CATEGORY, (unsigned long long)f->index, (unsigned long long)f->n_scopes,
+                                (unsigned long long)f->dropped_scopes, (long long)f->overhead_ns);
     for (uint32_t c = 1; c < 8; c++)
-        if (by_cause[c]) args[n++] = arg_uint(cause_keys[c], by_cause[c]);
-    vor_chrome_json_complete(w->json, "frame", FRAME_CATEGORY, w->pid, VOR_CHROME_FRAMES_TID, start, end - start, NULL,
-                             0, args, n);
+        if (by_cause[c] && n < sizeof cat)
+            n += (size_t)snprintf(cat + n, sizeof cat - n, ",%s:%llu", cause_keys[c], (unsigned long long)by_cause[c]);
+    vor_chrome_json_complete(w->json, "frame", cat, w->pid, VOR_CHROME_FRAMES_TID, start, end - start, NULL, 0, NULL,
+                             0);
     w->stats.frames++;
 }
 

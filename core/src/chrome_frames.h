@@ -6,25 +6,29 @@
  * live, the site table and thread registry; from a capture, the reader's declarations.
  *
  * What a frame becomes:
- *   - one "X" event named "frame" (cat "vor.frame") on the "frames" row (tid
- *     VOR_CHROME_FRAMES_TID, sorted first); args: index, scopes, dropped, overhead_ns and,
- *     for each cause with a count, dropped_<cause> (dropped_thread_buffer_full,
+ *   - one "X" event named "frame" on the "frames" row (tid VOR_CHROME_FRAMES_TID, sorted
+ *     first), without args (see scopes below): its figures are categories after
+ *     "vor.frame", as "key:number": index, scopes, dropped, overhead_ns and, for each
+ *     cause with a count, dropped_<cause> (dropped_thread_buffer_full,
  *     dropped_too_deep, dropped_frame_full, dropped_thread_refused,
  *     dropped_site_table_full, dropped_other_cause) and filtered_min_duration;
  *   - "M" thread_name (+ thread_sort_index the first time) for each thread met for the first
  *     time or renamed;
- *   - one "X" event per scope (cat "vor", args file and line) when the frame's scopes are
- *     recorded (VOR_CHROME_FRAME_SCOPES), parents before children;
+ *   - one "X" event per scope when the frame's scopes are recorded
+ *     (VOR_CHROME_FRAME_SCOPES), parents before children, without args: speedscope names an
+ *     event by its name plus its args, so args would rename the scope there. What vor adds
+ *     is in its categories, which Perfetto and chrome://tracing show with the event: "vor,src:FILE:LINE"
+ *     (just "vor" for a site without a file), then the flags below;
  *   - one "C" event per metric value, at the frame's start.
  *
  * Runs and clipping (the rule every trace consumer follows): a run is a sequence of
  * consecutive recorded frames (each frame's index follows the previous one and it starts
  * where the previous one ended; an unrecorded frame, a pause or a gap ends the run). In a
  * run each scope is written once, in the frame it ends, as [max(start, run start), end];
- * "clipped_start": true marks a scope that began before the run. Scopes still open at the
- * end of a run (or at the end of the trace: `main` at vor_shutdown) are written clipped to
- * the run's end with "clipped_end": true. A scope closed by vor rather than by the program
- * (VOR_SCOPE_UNWOUND) carries "unwound": true.
+ * the category "clipped_start" marks a scope that began before the run. Scopes still open
+ * at the end of a run (or at the end of the trace: `main` at vor_shutdown) are written
+ * clipped to the run's end with the category "clipped_end". A scope closed by vor rather
+ * than by the program (VOR_SCOPE_UNWOUND) has the category "unwound".
  *
  * Exact nesting by construction: per thread, no two X events partially overlap, across
  * frames and runs too, whatever the input. Each scope is placed, in end order, against
@@ -82,10 +86,10 @@ typedef struct vor_chrome_frames_config {
     vor_chrome_names names;
     uint64_t pid;
     const char *process_name;
-    const char *vor_version;      /* process_name args: vor_version, session_start_unix_us */
-    int64_t wall_epoch_ns;        /* wall clock at time 0 */
-    int open_scopes_listed;       /* frames list the scopes open at their end (live records,
-                                     captures of format 1.1 and later) */
+    const char *vor_version; /* process_name args: vor_version, session_start_unix_us */
+    int64_t wall_epoch_ns;   /* wall clock at time 0 */
+    int open_scopes_listed;  /* frames list the scopes open at their end (live records,
+                                captures of format 1.1 and later) */
 } vor_chrome_frames_config;
 
 typedef struct vor_chrome_frames_stats {
@@ -99,9 +103,10 @@ typedef struct vor_chrome_frames_stats {
 typedef struct vor_chrome_frames vor_chrome_frames;
 
 /* Flags of vor_chrome_frames_write. */
-#define VOR_CHROME_FRAME_SCOPES 1u   /* the frame's scopes were recorded: write them */
-#define VOR_CHROME_FRAME_ENDS_RUN 2u /* no recorded frame continues its run: write its open
-                                        scopes now, clipped to its end */
+/* The frame's scopes were recorded: write them. */
+#define VOR_CHROME_FRAME_SCOPES 1u
+/* No recorded frame continues its run: write its open scopes now, clipped to its end. */
+#define VOR_CHROME_FRAME_ENDS_RUN 2u
 
 /* A writer on `json` (not owned); writes the process name and the frames row's names.
  * NULL if memory is short. */

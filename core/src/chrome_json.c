@@ -30,10 +30,10 @@ struct vor_chrome_json {
     size_t len;
     int fd;
     uint64_t offset; /* of fd: where the next write lands (vor_file_write_all checks the limit) */
-    FILE *stream;  /* when not NULL, the sink instead of fd */
-    int own;       /* close the fd/stream at close */
-    int first;     /* no event yet: the next separator is "\n", not ",\n" */
-    int error;     /* errno of the first failed write, 0 if none */
+    FILE *stream;    /* when not NULL, the sink instead of fd */
+    int own;         /* close the fd/stream at close */
+    int first;       /* no event yet: the next separator is "\n", not ",\n" */
+    int error;       /* errno of the first failed write, 0 if none */
     vor_chrome_json_stats stats;
 };
 
@@ -53,13 +53,13 @@ static const unsigned char json_class[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x60 */
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, /* 0x70: DEL */
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0x80..0xFF: UTF-8 */
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
-    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0x90 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0xA0 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0xB0 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0xC0 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0xD0 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0xE0 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0xF0 */
 };
 
 static const char hex_digits[] = "0123456789abcdef";
@@ -479,8 +479,8 @@ static void put_complete_head(vor_chrome_json *j, uint64_t pid, uint64_t tid, in
 }
 
 int vor_chrome_json_complete(vor_chrome_json *j, const char *name, const char *cat, uint64_t pid, uint64_t tid,
-                             int64_t ts_ns, int64_t dur_ns, const char *file, uint32_t line,
-                             const vor_chrome_arg *args, size_t n_args) {
+                             int64_t ts_ns, int64_t dur_ns, const char *file, uint32_t line, const vor_chrome_arg *args,
+                             size_t n_args) {
     if (j->error) return -1;
     begin_event(j, EVENT_FIXED_BYTES + string_estimate(name) + string_estimate(cat) + string_estimate(file) +
                        args_estimate(args, n_args));

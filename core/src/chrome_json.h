@@ -135,7 +135,7 @@ VOR_HIDDEN int vor_chrome_json_complete(vor_chrome_json *j, const char *name, co
  * once: vor_chrome_json_complete_prepared then only formats four numbers per event.
  * Returns 1, or 0 if memory is short (`out` is left empty). */
 typedef struct vor_chrome_prepared {
-    char *bytes;   /* from "cat" to the event's closing brace */
+    char *bytes; /* from "cat" to the event's closing brace */
     size_t length;
     int args_open; /* it ends with "args" (file and line) and "}}", else with "}" */
 } vor_chrome_prepared;

@@ -44,9 +44,9 @@
 typedef struct trace_state {
     vor_chrome_json *json;
     vor_chrome_frames *frames;
-    int failed;                 /* a frame returned nonzero: consumers.c reported it */
-    uint64_t every, max_frames; /* VOR_TRACE_EVERY (>= 1), VOR_TRACE_MAX_FRAMES (0 = none) */
-    uint64_t seen, written;     /* frames received, frames written */
+    int failed;                       /* a frame returned nonzero: consumers.c reported it */
+    uint64_t every, max_frames;       /* VOR_TRACE_EVERY (>= 1), VOR_TRACE_MAX_FRAMES (0 = none) */
+    uint64_t seen, written;           /* frames received, frames written */
     const char *columns[MAX_COLUMNS]; /* names by column id, NULL until looked up */
     vor_reader_value values[MAX_COLUMNS];
     vor_reader_thread_scopes *threads; /* the frame view's thread entries */
@@ -55,7 +55,7 @@ typedef struct trace_state {
     char site_file[VOR_MAX_FILE_BYTES + 1];
     const char *path;
     size_t label_capacity;
-    char *label;                /* the consumer's name: "VOR_TRACE=<path>[: <error>]" */
+    char *label; /* the consumer's name: "VOR_TRACE=<path>[: <error>]" */
 } trace_state;
 
 /* ---- Names: the live lookups of chrome_frames.h ------------------------------------------- */
@@ -108,7 +108,8 @@ static int trace_frame(void *state, const vor_frame_record *r) {
     if (r->n_threads > st->thread_capacity) {
         vor_reader_thread_scopes *grown = realloc(st->threads, (size_t)r->n_threads * sizeof *grown);
         if (grown == NULL) {
-            vor_log(VOR_LOG_OUT_OF_MEMORY, "VOR_TRACE=%s: a frame of %u threads (frame skipped)", st->path, r->n_threads);
+            vor_log(VOR_LOG_OUT_OF_MEMORY, "VOR_TRACE=%s: a frame of %u threads (frame skipped)", st->path,
+                    r->n_threads);
             return 0;
         }
         st->threads = grown;

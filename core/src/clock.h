@@ -65,21 +65,41 @@ static inline double vor_wasm_now_ms(void) {
 VOR_HIDDEN double vor_wasm_realm_offset_ms(void);
 #endif
 
-/* Raw ticks. Inline: this is half of every scope's cost. */
-static inline uint64_t vor_clock_ticks(void) {
+/* The source read inline (no call): the counter natively, performance.now() in wasm. */
+#if defined(VOR_PLATFORM_WASM)
+#define VOR_CLOCK_SOURCE_INLINE VOR_CLOCK_SOURCE_MONOTONIC
+#else
+#define VOR_CLOCK_SOURCE_INLINE VOR_CLOCK_SOURCE_TSC
+#endif
+
+/* 1 when vor_clock_read_inline() is the session's clock (the hot path tests it once). */
+static inline int vor_clock_source_is_inline(void) {
+#if defined(VOR_ARCH_X86) || defined(VOR_ARCH_ARM64) || defined(VOR_PLATFORM_WASM)
+    return __atomic_load_n(&vor_clock_source_now, __ATOMIC_RELAXED) == VOR_CLOCK_SOURCE_INLINE;
+#else
+    return 0;
+#endif
+}
+
+/* The inline source's ticks; only when vor_clock_source_is_inline(). */
+static inline uint64_t vor_clock_read_inline(void) {
 #if defined(VOR_ARCH_X86) && !defined(VOR_PLATFORM_WASM)
-    if (VOR_LIKELY(__atomic_load_n(&vor_clock_source_now, __ATOMIC_RELAXED) == VOR_CLOCK_SOURCE_TSC)) return __rdtsc();
+    return __rdtsc();
 #elif defined(VOR_ARCH_ARM64) && !defined(VOR_PLATFORM_WASM)
-    if (VOR_LIKELY(__atomic_load_n(&vor_clock_source_now, __ATOMIC_RELAXED) == VOR_CLOCK_SOURCE_TSC)) {
-        uint64_t v;
-        __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
-        return v;
-    }
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
 #elif defined(VOR_PLATFORM_WASM)
     /* performance.now() (process.hrtime under node), called directly: ticks are ns. */
-    if (VOR_LIKELY(__atomic_load_n(&vor_clock_source_now, __ATOMIC_RELAXED) == VOR_CLOCK_SOURCE_MONOTONIC))
-        return (uint64_t)(vor_wasm_now_ms() * 1e6);
+    return (uint64_t)(vor_wasm_now_ms() * 1e6);
+#else
+    return vor_clock_ticks_slow();
 #endif
+}
+
+/* Raw ticks. Inline: this is half of every scope's cost. */
+static inline uint64_t vor_clock_ticks(void) {
+    if (VOR_LIKELY(vor_clock_source_is_inline())) return vor_clock_read_inline();
     return vor_clock_ticks_slow();
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
 #include "utf8.h"
 #include "vor_internal.h"
 
@@ -33,17 +34,15 @@ typedef struct column_entry {
 
 static vor_mutex columns_lock = VOR_MUTEX_INIT;
 static column_entry entries[MAX_COLUMNS];
-static uint32_t n_columns;       /* atomic for readers */
+static uint32_t n_columns; /* atomic for readers */
 static uint32_t n_system;
 static uint16_t hash_slots[HASH_SLOTS]; /* column id + 1; 0 = empty */
 
-static uint64_t io_ns_total;     /* atomic */
-static uint64_t io_bytes_total;  /* atomic */
+static uint64_t io_ns_total;    /* atomic */
+static uint64_t io_bytes_total; /* atomic */
 
 static uint32_t hash_name(const char *s, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
+    return vor_fnv1a32(s, n);
 }
 
 /* Copies at most VOR_MAX_NAME_BYTES, reporting a truncation. */
@@ -196,8 +195,7 @@ void vor_record_metric_unit(const char *name, const char *unit) {
     size_t un = bounded_length(unit, "unit");
     vor_mutex_lock(&columns_lock);
     column_entry *e = find_locked(name, n, 1);
-    if (e != NULL && !e->column.is_system &&
-        (strlen(e->column.unit) != un || strncmp(e->column.unit, unit, un) != 0)) {
+    if (e != NULL && !e->column.is_system && (strlen(e->column.unit) != un || strncmp(e->column.unit, unit, un) != 0)) {
         if (e->column.unit_version >= MAX_UNIT_CHANGES) {
             vor_mutex_unlock(&columns_lock);
             vor_log(VOR_LOG_BAD_SETTING, "the unit of metric \"%.*s\" changed more than %d times; kept \"%s\"",

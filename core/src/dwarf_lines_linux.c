@@ -49,13 +49,13 @@ typedef struct unit_entry {
 
 struct vor_dwarf_lines {
     Elf *elf;
-    Dwarf *dwarf;         /* NULL after a reset, until the next lookup */
-    unit_range *ranges;   /* sorted by low */
+    Dwarf *dwarf;       /* NULL after a reset, until the next lookup */
+    unit_range *ranges; /* sorted by low */
     uint32_t n_ranges;
     unit_entry *units;
     uint32_t n_units;
-    size_t fixed_bytes;   /* decompressed sections and the index: held until close */
-    size_t decoded_bytes; /* sum of units[].decoded_bytes */
+    size_t fixed_bytes;    /* decompressed sections and the index: held until close */
+    size_t decoded_bytes;  /* sum of units[].decoded_bytes */
     vor_dwarf_lines *next; /* every open handle, for the shared cache */
 };
 

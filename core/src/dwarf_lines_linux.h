@@ -26,11 +26,11 @@ VOR_HIDDEN vor_dwarf_lines *vor_dwarf_lines_open(Elf *elf);
 VOR_HIDDEN void vor_dwarf_lines_close(vor_dwarf_lines *d);
 
 typedef struct vor_dwarf_place {
-    char *file;            /* out: source file, "" when unknown */
+    char *file; /* out: source file, "" when unknown */
     size_t file_cap;
-    uint32_t line;         /* out: 0 when unknown */
-    char *function;        /* in/out: when function[0] is 0 on entry, the name of the DWARF */
-    size_t function_cap;   /* subprogram containing the address (linkage name first) */
+    uint32_t line;           /* out: 0 when unknown */
+    char *function;          /* in/out: when function[0] is 0 on entry, the name of the DWARF */
+    size_t function_cap;     /* subprogram containing the address (linkage name first) */
     uint64_t function_start; /* out with a function found here: its entry address */
 } vor_dwarf_place;
 

@@ -24,6 +24,7 @@
 
 #include "clock.h"
 #include "frame_threads.h"
+#include "nvtx_ranges.h"
 #include "vor_internal.h"
 
 typedef struct frame_assembly {
@@ -118,6 +119,7 @@ void vor_frame_mark(void) {
     }
 
     vor_timeline_point now = vor_timeline_close(vor_clock_anchor_now());
+    if (VOR_NVTX_ON()) vor_nvtx_frame(fa.index); /* VOR_NVTX=1: the frame's end as an NVTX mark */
 
     vor_frame_record rec;
     memset(&rec, 0, sizeof rec);

@@ -357,6 +357,74 @@ static void put_scope(vor_scope_record *r, uint32_t id, uint32_t depth, int64_t 
     r->flags = flags | (id ? 0 : PRUNED);
 }
 
+/* The drain's common case, every event of [i, end) kept (the frame is not full):
+ * a chunk at a time, ticks of the frame's line mapped inline (the formula of
+ * vor_clock_map_ns, so a tick maps to the same ns as anywhere else), the site id and
+ * flags of the previous event reused. The frame thread reads every recorded scope here,
+ * so this loop is most of the drain's cost per scope. */
+typedef struct fast_state {
+    const vor_thread *t;
+    const vor_clock_map *map;
+    uint64_t base_tick;
+    int64_t base_ns, epoch; /* base_ns relative to the epoch */
+    double ns_per_tick;
+    const vor_site *last_site;
+    uint32_t last_id, last_flags;
+    int missing;     /* a site without an id (the table is full) */
+    int64_t min_end; /* relative to the epoch */
+} fast_state;
+
+static inline __attribute__((always_inline)) vor_scope_record *
+emit_run(fast_state *f, const vor_event *e, const vor_event *stop, vor_scope_record *r, const int identity) {
+    int64_t min_end = f->min_end;
+    for (; e < stop; e++, r++) {
+        vor_site *site = e->site;
+        if (VOR_UNLIKELY(site != f->last_site)) {
+            f->last_site = site;
+            f->last_id = site_id(site);
+            f->last_flags = f->last_id ? 0 : PRUNED;
+            f->missing |= f->last_id == 0;
+        }
+        int64_t start, stop_ns;
+        if (identity) { /* ticks are ns (a fake or a nanosecond clock) */
+            start = (int64_t)e->start - f->epoch;
+            stop_ns = (int64_t)e->end - f->epoch;
+        } else {
+            int64_t ds = (int64_t)(e->start - f->base_tick), de = (int64_t)(e->end - f->base_tick);
+            start = VOR_LIKELY(ds >= 0) ? f->base_ns + (int64_t)((double)ds * f->ns_per_tick)
+                                        : map_start(f->t, e->depth, e->start, f->map) - f->epoch;
+            stop_ns = VOR_LIKELY(de >= 0) ? f->base_ns + (int64_t)((double)de * f->ns_per_tick)
+                                          : vor_clock_map_ns(f->map, e->end) - f->epoch;
+        }
+        r->site_id = f->last_id;
+        r->depth = e->depth;
+        r->start_ns = start;
+        r->duration_ns = stop_ns > start ? stop_ns - start : 0;
+        r->flags = f->last_flags | e->flags; /* parent: vor_scopes_link_parents sets every one, below */
+        min_end = stop_ns < min_end ? stop_ns : min_end;
+    }
+    f->min_end = min_end;
+    return r;
+}
+
+/* Returns the scopes written at out[0..]. */
+static uint32_t emit_ended_fast(vor_ring_cursor *c, uint64_t i, uint64_t end, const vor_thread *t,
+                                vor_scope_record *out, const vor_clock_map *map, int64_t frame_start_ns, int64_t epoch,
+                                uint32_t *unregistered, int *late) {
+    fast_state f = {t, map, map->base_tick, map->base_ns - epoch, epoch, map->ns_per_tick, NULL, 0, 0, 0, INT64_MAX};
+    vor_scope_record *r = out;
+    while (i < end) {
+        const vor_event *e = vor_ring_peek(c, i);
+        uint64_t in_chunk = VOR_RING_CHUNK_EVENTS - (i - c->base);
+        uint64_t run = end - i < in_chunk ? end - i : in_chunk;
+        r = map->identity ? emit_run(&f, e, e + run, r, 1) : emit_run(&f, e, e + run, r, 0);
+        i += run;
+    }
+    *unregistered += (uint32_t)f.missing;
+    *late |= f.min_end < frame_start_ns - epoch;
+    return (uint32_t)(r - out);
+}
+
 /* Appends a thread's scopes at ft.scopes[first..]; returns how many. */
 static uint32_t emit(thread_take *k, uint64_t first, const vor_clock_map *map, int64_t frame_start_ns,
                      int64_t frame_end_ns, int64_t epoch, uint64_t *dropped, uint64_t *open_at_exit) {
@@ -365,20 +433,28 @@ static uint32_t emit(thread_take *k, uint64_t first, const vor_clock_map *map, i
     uint32_t n = 0, unregistered = 0;
     uint64_t frame_full = 0;
 
-    /* Ended in the frame, in end order. */
+    /* Ended in the frame, in end order. Those that ended before the session or during a
+     * pause are a prefix (end order): skipped first. */
     vor_ring_cursor c = vor_ring_reader(t);
-    for (uint64_t i = t->tail; i < k->ready_end; i++) {
-        const vor_event *e = vor_ring_peek(&c, i);
-        if (is_discarded(e->end)) continue; /* ended before the session or during a pause */
-        if (!keep(k, e->depth)) {
-            frame_full++;
-            continue;
+    uint64_t from = t->tail;
+    while (from < k->ready_end && is_discarded(vor_ring_peek(&c, from)->end)) from++;
+    int late = 0; /* an end before the frame's start: clamp_late_ends has work */
+    if (VOR_LIKELY(k->keep_depth == UINT32_MAX)) {
+        n = emit_ended_fast(&c, from, k->ready_end, t, out, map, frame_start_ns, epoch, &unregistered, &late);
+    } else {
+        for (uint64_t i = from; i < k->ready_end; i++) {
+            const vor_event *e = vor_ring_peek(&c, i);
+            if (!keep(k, e->depth)) {
+                frame_full++;
+                continue;
+            }
+            uint32_t id = site_id(e->site);
+            int64_t start = map_start(t, e->depth, e->start, map);
+            int64_t end = vor_clock_map_ns(map, e->end); /* before the frame if published late: see below */
+            put_scope(&out[n++], id, e->depth, start, end, e->flags, epoch);
+            unregistered += id == 0;
+            late |= end < frame_start_ns;
         }
-        uint32_t id = site_id(e->site);
-        int64_t start = map_start(t, e->depth, e->start, map);
-        int64_t end = vor_clock_map_ns(map, e->end); /* before the frame if published late: see below */
-        put_scope(&out[n++], id, e->depth, start, end, 0, epoch);
-        unregistered += id == 0;
     }
     vor_ring_consume(t, k->ready_end);
     uint32_t n_ended;
@@ -427,7 +503,7 @@ static uint32_t emit(thread_take *k, uint64_t first, const vor_clock_map *map, i
     }
     uint32_t n_open = n - n_ended;
     vor_scopes_link_parents(out, n_ended, n_open, ft.last_at, VOR_MAX_DEPTH);
-    clamp_late_ends(out, n_ended, n, frame_start_ns - epoch);
+    if (VOR_UNLIKELY(late || k->final)) clamp_late_ends(out, n_ended, n, frame_start_ns - epoch);
     if (VOR_UNLIKELY(unregistered)) {
         uint32_t gone = prune(out, &n_ended, &n_open);
         n = n_ended + n_open;

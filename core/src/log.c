@@ -53,8 +53,8 @@ static const char *const item_id[VOR_LOG_ITEM_COUNT] = {
 #undef VOR_LOG_ID_
 };
 
-static uint64_t item_count[VOR_LOG_ITEM_COUNT];  /* atomic */
-static int item_reported[VOR_LOG_ITEM_COUNT];    /* atomic: claimed for this session */
+static uint64_t item_count[VOR_LOG_ITEM_COUNT];                 /* atomic */
+static int item_reported[VOR_LOG_ITEM_COUNT];                   /* atomic: claimed for this session */
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER; /* one logger call at a time */
 
 /* Set while this thread is inside the logger: an item the logger itself triggers (it may
@@ -91,9 +91,16 @@ static void format_message(char *message, vor_log_item item, const char *detail_
     }
 }
 
+/* The logger vor_setup() gave (both fields NULL: the default one, on stderr). */
+static vor_logger current_logger;
+
+void vor_log_set_logger(vor_logger logger) {
+    current_logger = logger;
+}
+
 /* Calls the logger; report_lock held. */
 static void call_logger(vor_log_item item, const char *message) {
-    vor_logger logger = vor_settings_now.logger;
+    vor_logger logger = current_logger;
     in_logger = 1;
     if (logger.func)
         logger.func(logger.user_data, item_level[item], item, message);

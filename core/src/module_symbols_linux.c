@@ -52,15 +52,15 @@ typedef struct elf_file {
 
 struct vor_module_symbols {
     elf_file main;
-    elf_file debug;            /* separate debug file, when one was used */
+    elf_file debug; /* separate debug file, when one was used */
     char build_id[VOR_BUILD_ID_HEX_BYTES];
     function_entry *functions; /* sorted by address, one per address */
     uint32_t n_functions;
-    int full_symtab;           /* the index is from a .symtab, not .dynsym */
-    const char *strings;       /* the string table the names point into */
+    int full_symtab;     /* the index is from a .symtab, not .dynsym */
+    const char *strings; /* the string table the names point into */
     size_t strings_size;
-    Elf *dwarf_elf;            /* the file with DWARF, NULL when none */
-    vor_dwarf_lines *lines;    /* opened at the first lookup */
+    Elf *dwarf_elf;         /* the file with DWARF, NULL when none */
+    vor_dwarf_lines *lines; /* opened at the first lookup */
     int lines_tried;
 };
 
@@ -70,13 +70,6 @@ static void set_error(char *err, size_t cap, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(err, cap, fmt, ap);
     va_end(ap);
-}
-
-void vor_symbol_copy(char *out, size_t cap, const char *s) {
-    if (cap == 0) return;
-    size_t n = s ? vor_utf8_cut(s, cap - 1) : 0;
-    if (n > 0) memcpy(out, s, n);
-    out[n] = '\0';
 }
 
 void vor_build_id_hex(const uint8_t *bytes, size_t n, char *out) {
@@ -119,7 +112,9 @@ static int open_file(const char *path, elf_file *f, char *err, size_t cap) {
     }
     if (ehdr.e_type != ET_EXEC && ehdr.e_type != ET_DYN) {
         set_error(err, cap, "an ELF %s, not an executable or shared object",
-                  ehdr.e_type == ET_REL ? "object file" : ehdr.e_type == ET_CORE ? "core file" : "file of another type");
+                  ehdr.e_type == ET_REL    ? "object file"
+                  : ehdr.e_type == ET_CORE ? "core file"
+                                           : "file of another type");
         close_file(f);
         return 0;
     }
@@ -341,20 +336,6 @@ int vor_module_symbols_has_dwarf(const vor_module_symbols *m) {
     return m->dwarf_elf != NULL;
 }
 
-size_t vor_sorted_count_at_or_below(const void *entries, size_t n, size_t stride, uint64_t key) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint64_t k;
-        memcpy(&k, (const char *)entries + mid * stride, sizeof k);
-        if (k <= key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The index entry of the function containing `address`, or NULL. */
 static const function_entry *find_function(const vor_module_symbols *m, uint64_t address) {
     size_t at = vor_sorted_count_at_or_below(m->functions, m->n_functions, sizeof *m->functions, address);
@@ -398,8 +379,8 @@ int vor_module_symbols_lookup(vor_module_symbols *m, uint64_t address, vor_symbo
     const function_entry *f = find_function(m, address);
     if (f != NULL) {
         const char *name = m->strings + f->name;
-        display_name(strnlen(name, m->strings_size - f->name) < m->strings_size - f->name ? name : "",
-                     out->function, sizeof out->function);
+        display_name(strnlen(name, m->strings_size - f->name) < m->strings_size - f->name ? name : "", out->function,
+                     sizeof out->function);
         out->function_start = f->address;
     }
     if (m->lines == NULL && !m->lines_tried && m->dwarf_elf != NULL) {

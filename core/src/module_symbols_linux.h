@@ -21,8 +21,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "platform.h"
+#include "utf8.h"
 
 /* A GNU build id in lowercase hex: up to 64 bytes (SHA-1 ids have 20), and the NUL. */
 #define VOR_BUILD_ID_HEX_BYTES 129u
@@ -74,13 +76,33 @@ VOR_HIDDEN int vor_module_symbols_has_dwarf(const vor_module_symbols *m);
  * none does (out->function ""; file and line may still be known). */
 VOR_HIDDEN int vor_module_symbols_lookup(vor_module_symbols *m, uint64_t address, vor_symbol *out);
 
+/* The two helpers below are inline so that dwarf_lines_linux.c, which this file's lookups
+ * call, does not call back into module_symbols_linux.c (no dependency cycle). */
+
 /* Copies NUL-terminated `s` (NULL = "") into out, cut to fit cap at a UTF-8 character
  * boundary (utf8.h's rule). */
-VOR_HIDDEN void vor_symbol_copy(char *out, size_t cap, const char *s);
+static inline void vor_symbol_copy(char *out, size_t cap, const char *s) {
+    if (cap == 0) return;
+    size_t n = s && *s ? vor_utf8_cut(s, cap - 1) : 0;
+    if (n > 0) memcpy(out, s, n);
+    out[n] = '\0';
+}
 
 /* For `n` entries of `stride` bytes sorted by the uint64_t each starts with: how many
  * have a key <= `key` (so the last of them is entry result - 1; 0 = none). */
-VOR_HIDDEN size_t vor_sorted_count_at_or_below(const void *entries, size_t n, size_t stride, uint64_t key);
+static inline size_t vor_sorted_count_at_or_below(const void *entries, size_t n, size_t stride, uint64_t key) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t k;
+        memcpy(&k, (const char *)entries + mid * stride, sizeof k);
+        if (k <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 /* Writes `n` bytes of build id as lowercase hex into out (VOR_BUILD_ID_HEX_BYTES);
  * ids longer than 64 bytes give "". */

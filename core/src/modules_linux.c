@@ -182,12 +182,15 @@ static vor_module_symbols *symbols_of(module_entry *m) {
     if (m->symbols == NULL)
         vor_log(VOR_LOG_SYMBOLS_UNAVAILABLE, "%s: %s", m->path, err);
     else if (!vor_module_symbols_has_symtab(m->symbols) && m->build_id[0] != '\0')
-        vor_log(VOR_LOG_SYMBOLS_UNAVAILABLE, "%s is stripped and its debug file (%s/.build-id/%.2s/%s.debug) is not "
+        vor_log(VOR_LOG_SYMBOLS_UNAVAILABLE,
+                "%s is stripped and its debug file (%s/.build-id/%.2s/%s.debug) is not "
                 "there: only its exported functions have names",
                 m->path, VOR_DEFAULT_DEBUG_DIR, m->build_id, m->build_id + 2);
     else if (!vor_module_symbols_has_symtab(m->symbols))
-        vor_log(VOR_LOG_SYMBOLS_UNAVAILABLE, "%s is stripped and has no build id to find its debug file by: only its "
-                "exported functions have names", m->path);
+        vor_log(VOR_LOG_SYMBOLS_UNAVAILABLE,
+                "%s is stripped and has no build id to find its debug file by: only its "
+                "exported functions have names",
+                m->path);
     return m->symbols;
 }
 

@@ -5,9 +5,10 @@
  *   VOR_RECORD_FLAME=1        also flame frames (0 or unset: metrics only)
  *   VOR_RECORD_EVERY=N        a flame frame on 1 frame in N (N >= 1)
  *   VOR_RECORD_MAX_FRAMES=N   stop flame frames after N of them (N >= 1); metrics go on
+ *   VOR_RECORD_THREAD=1       compress and write records on a writer thread (capture_writer.c)
  *   VOR_TRACE=path            write a Chrome Trace Event JSON file (chrome_trace.c)
- * In a wasm build the DevTools sink is opened too (wasm/src/browser_sink.c; on in a
- * browser, off under node).
+ * and the platform's own outputs (vor_platform_outputs_open, platform.h: in a browser the
+ * DevTools sink, which the wasm flavour's layer of the library supplies; none natively).
  * Each output is optional and independent: a bad value or an unwritable path is reported
  * once, that setting or output alone is ignored, and the program runs on.
  */
@@ -40,7 +41,8 @@ static int flag_env(const char *name) {
     const char *text = getenv(name);
     if (text == NULL || *text == '\0' || strcmp(text, "0") == 0) return 0;
     if (strcmp(text, "1") == 0) return 1;
-    vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.*s\" must be 0 or 1; ignored", name, (int)vor_utf8_cut(text, 40), text);
+    vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "%s=\"%.*s\" must be 0 or 1; ignored", name, (int)vor_utf8_cut(text, 40),
+                 text);
     return 0;
 }
 
@@ -48,9 +50,7 @@ int vor_outputs_open_from_environment(void) {
     int files = 0;
     vor_scope_limits_from_environment(); /* VOR_THREAD_SCOPES, VOR_MIN_DURATION_NS (scope_limits.c) */
     vor_frame_ring_begin_session();
-#if defined(VOR_PLATFORM_WASM)
-    vor_browser_sink_open(); /* DevTools tracks: on by default in a browser (wasm/src/browser_sink.c) */
-#endif
+    vor_platform_outputs_open();
 
     const char *record = getenv("VOR_RECORD");
     const char *trace = getenv("VOR_TRACE");
@@ -65,6 +65,7 @@ int vor_outputs_open_from_environment(void) {
         uint64_t every = positive_env("VOR_RECORD_EVERY");
         options.every = every == 0 ? 1 : (every > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)every);
         options.max_flame_frames = positive_env("VOR_RECORD_MAX_FRAMES");
+        options.thread = flag_env("VOR_RECORD_THREAD");
         files += vor_capture_open(record, &options);
     }
 

@@ -1,5 +1,6 @@
 /* platform.h: detects the platform once and names the few primitives the core needs
- * from it (a mutex, thread identity, the monotonic clock).
+ * from it (a mutex, thread identity, the monotonic clock) and the one hook a platform's
+ * own layer supplies (its outputs).
  *
  * Every other file tests the VOR_PLATFORM_* macros defined here instead of compiler or
  * OS macros, so adding a platform means reading this file and the *_<platform>.c files.
@@ -44,6 +45,12 @@ typedef pthread_mutex_t vor_mutex;
  * fork handlers (session.c) take the locks with the raw pthread calls. */
 VOR_HIDDEN void vor_mutex_lock(vor_mutex *m);
 VOR_HIDDEN void vor_mutex_unlock(vor_mutex *m);
+
+/* Outputs a platform opens at each session start besides the files of the environment
+ * (outputs.c calls it): a link-time hook, defined once per platform by the platform's
+ * layer of the library. In a browser the DevTools sink (added by the wasm flavour); none
+ * natively (platform_outputs_none.c). The core names nothing of those layers. */
+VOR_HIDDEN void vor_platform_outputs_open(void);
 
 /* fork() (Linux): every file that owns a lock has a hook that session.c's pthread_atfork
  * handlers call in one global order (see there): PREPARE takes the lock, PARENT releases

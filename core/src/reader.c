@@ -28,6 +28,9 @@
 
 #define WINDOW_MIN_BYTES (1024u * 1024u)
 #define MEMORY_SLACK_BYTES (1024u * 1024u)
+/* Skipping scopes, the decoded bytes of a record first looked at: the frame's fields,
+ * declarations and values fit in them unless the record declares a lot. */
+#define SKIP_FLAME_PREFIX_BYTES 512u
 
 void vor_reader_fail(vor_reader *r, uint64_t at, const char *fmt, ...) {
     char detail[512];
@@ -99,6 +102,14 @@ void vor_reader_set_max_frame_scopes(vor_reader *r, uint64_t max) {
     if (r) r->max_frame_scopes = max;
 }
 
+void vor_reader_set_skip_flame(vor_reader *r, int skip) {
+    if (r) r->skip_flame = skip != 0;
+}
+
+uint64_t vor_reader_frame_offset(const vor_reader *r) {
+    return r ? r->frame_at : 0;
+}
+
 int vor_reader_feed(vor_reader *r, const void *bytes, size_t n) {
     if (r == NULL || !r->is_memory || r->state < 0) return 0;
     if (r->finished) return 1; /* nothing after an end record is read: not kept either */
@@ -127,8 +138,7 @@ static size_t window_fill(vor_reader *r, uint64_t at, size_t n) {
     r->window_offset = at;
     r->window_size = 0;
     while (r->window_size < capacity) {
-        ssize_t got = pread(r->fd, r->window + r->window_size, capacity - r->window_size,
-                            (off_t)(at + r->window_size));
+        ssize_t got = pread(r->fd, r->window + r->window_size, capacity - r->window_size, (off_t)(at + r->window_size));
         if (got < 0) {
             if (errno == EINTR) continue;
             vor_reader_fail(r, at, "read error: %s", strerror(errno));
@@ -184,7 +194,8 @@ static int read_header_body(vor_reader *r, vor_in *in, uint32_t minor, uint64_t 
         return 0;
     }
     if (n_system == 0 || n_system > 32) {
-        vor_reader_fail(r, body_at, "header declares %llu system columns (1..32 allowed)", (unsigned long long)n_system);
+        vor_reader_fail(r, body_at, "header declares %llu system columns (1..32 allowed)",
+                        (unsigned long long)n_system);
         return 0;
     }
     if (!vor_reader_ensure_column(r, (uint32_t)n_system - 1)) {
@@ -353,14 +364,40 @@ static int next_1_1(vor_reader *r, vor_reader_frame *frame) {
             vor_reader_fail(r, at, "out of memory for a %llu-byte record", (unsigned long long)decoded);
             return VOR_READ_ERROR;
         }
-        int got = LZ4_decompress_safe((const char *)in.p, (char *)r->record, (int)vor_in_left(&in), (int)decoded);
-        if (got != (int)decoded) {
+        /* Without scopes, the record's beginning is enough: a frame's scopes are its last
+         * section. If the beginning decoded is too short, the whole record is decoded. */
+        size_t want = (size_t)decoded;
+        if (r->skip_flame && want > SKIP_FLAME_PREFIX_BYTES) want = SKIP_FLAME_PREFIX_BYTES;
+        int got = want < (size_t)decoded
+                      ? LZ4_decompress_safe_partial((const char *)in.p, (char *)r->record, (int)vor_in_left(&in),
+                                                    (int)want, (int)decoded)
+                      : LZ4_decompress_safe((const char *)in.p, (char *)r->record, (int)vor_in_left(&in), (int)decoded);
+        if (got != (int)want) {
             vor_reader_damaged_record(r, at, length, "LZ4 block does not decode to its declared %llu bytes",
                                       (unsigned long long)decoded);
             return READ_ON;
         }
         raw = r->record;
-        n = (size_t)decoded;
+        n = want;
+        if (want < (size_t)decoded) {
+            char problem[READER_PROBLEM_BYTES];
+            reader_decode_status ds = vor_decode_record(r, raw, n, at, frame, problem);
+            if (ds == DECODE_FATAL) return VOR_READ_ERROR;
+            if (ds != DECODE_MALFORMED) {
+                r->offset = at + length;
+                if (ds == DECODE_FRAME) r->frame_at = at;
+                return ds == DECODE_FRAME ? VOR_READ_FRAME : READ_ON;
+            }
+            /* Decoding again from the whole record repeats what the beginning did exactly
+             * (declarations replace themselves, values resolve the same way). */
+            got = LZ4_decompress_safe((const char *)in.p, (char *)r->record, (int)vor_in_left(&in), (int)decoded);
+            if (got != (int)decoded) {
+                vor_reader_damaged_record(r, at, length, "LZ4 block does not decode to its declared %llu bytes",
+                                          (unsigned long long)decoded);
+                return READ_ON;
+            }
+            n = (size_t)decoded;
+        }
     }
     char problem[READER_PROBLEM_BYTES];
     reader_decode_status ds = vor_decode_record(r, raw, n, at, frame, problem);
@@ -370,6 +407,7 @@ static int next_1_1(vor_reader *r, vor_reader_frame *frame) {
         return READ_ON;
     }
     r->offset = at + length;
+    if (ds == DECODE_FRAME) r->frame_at = at;
     return ds == DECODE_FRAME ? VOR_READ_FRAME : READ_ON;
 }
 
@@ -403,8 +441,8 @@ static int next_1_0(vor_reader *r, vor_reader_frame *frame) {
     if (len_bytes == NULL) return r->state < 0 ? VOR_READ_ERROR : VOR_READ_NOTHING_YET;
     uint32_t length = vor_get_u32le(len_bytes);
     if (length < VOR_CAPTURE_1_0_MIN_RECORD || length > VOR_READER_MAX_RECORD_BYTES) {
-        vor_reader_fail(r, at, "record length %u is outside %u..%u: corrupt capture", length, VOR_CAPTURE_1_0_MIN_RECORD,
-                        VOR_READER_MAX_RECORD_BYTES);
+        vor_reader_fail(r, at, "record length %u is outside %u..%u: corrupt capture", length,
+                        VOR_CAPTURE_1_0_MIN_RECORD, VOR_READER_MAX_RECORD_BYTES);
         return VOR_READ_ERROR;
     }
     const uint8_t *payload = vor_reader_input(r, at, 4 + (size_t)length);
@@ -433,8 +471,8 @@ static int next_1_0(vor_reader *r, vor_reader_frame *frame) {
     }
     if (stored) {
         if (block_size != raw_size) {
-            vor_reader_fail(r, at, "stored record of %llu bytes holds %zu: corrupt capture", (unsigned long long)raw_size,
-                            block_size);
+            vor_reader_fail(r, at, "stored record of %llu bytes holds %zu: corrupt capture",
+                            (unsigned long long)raw_size, block_size);
             return VOR_READ_ERROR;
         }
         memcpy(dst, block, block_size);
@@ -457,6 +495,7 @@ static int next_1_0(vor_reader *r, vor_reader_frame *frame) {
     }
     r->history_used += (size_t)raw_size;
     r->offset = at + 4 + length;
+    if (ds == DECODE_FRAME) r->frame_at = at;
     return ds == DECODE_FRAME ? VOR_READ_FRAME : READ_ON;
 }
 

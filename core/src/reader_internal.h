@@ -38,15 +38,15 @@ struct vor_reader {
     /* Input: a file read through a window, or fed bytes kept in the same window. */
     int fd;
     int is_memory;
-    char name[512];          /* the path, or "(stream)" */
-    uint8_t *window;         /* input bytes [window_offset, window_offset + window_size) */
+    char name[512];  /* the path, or "(stream)" */
+    uint8_t *window; /* input bytes [window_offset, window_offset + window_size) */
     size_t window_size, window_capacity;
     uint64_t window_offset;
-    uint64_t offset;         /* consumed: header, complete records and skipped damage */
-    uint64_t input_end;      /* the end of the input as last seen */
+    uint64_t offset;    /* consumed: header, complete records and skipped damage */
+    uint64_t input_end; /* the end of the input as last seen */
 
-    int state;               /* 0 header pending, 1 reading records, -1 error */
-    int finished;            /* an end record was read */
+    int state;    /* 0 header pending, 1 reading records, -1 error */
+    int finished; /* an end record was read */
     char error[1200];
 
     vor_reader_info info;
@@ -58,7 +58,7 @@ struct vor_reader {
     uint32_t system_count;
     double system_scale[READER_MAX_SYSTEM_COLUMNS];
     uint8_t system_encoding[READER_MAX_SYSTEM_COLUMNS];
-    vor_reader_site *sites;     /* indexed by id */
+    vor_reader_site *sites; /* indexed by id */
     uint32_t site_count, site_capacity;
     reader_thread_slot *threads; /* open addressing by thread id */
     uint32_t thread_capacity, thread_count;
@@ -68,10 +68,10 @@ struct vor_reader {
     /* Values that later records are read against. */
     int started;
     uint64_t prev_index;
-    int64_t prev_start, prev_duration;      /* 1.0 */
+    int64_t prev_start, prev_duration;              /* 1.0 */
     int64_t prev_system[READER_MAX_SYSTEM_COLUMNS]; /* 1.0 delta columns */
-    uint32_t prev_present;                  /* 1.0 */
-    reader_user_value *user;                /* by column id, column_capacity entries */
+    uint32_t prev_present;                          /* 1.0 */
+    reader_user_value *user;                        /* by column id, column_capacity entries */
 
     /* 1.0: decoded records back to back, the LZ4 dictionary of the next block. */
     uint8_t *history;
@@ -83,10 +83,10 @@ struct vor_reader {
     /* 1.1 damage and resynchronisation (reader_scan.c). */
     uint64_t damage_count;
     reader_damage damage[VOR_READER_MAX_DAMAGE_REPORTS];
-    int skipping;            /* a damaged record was met; looking for the next intact one */
-    uint64_t skip_from;      /* where the damaged bytes start */
-    uint64_t scan_at;        /* positions before it were looked at and dismissed */
-    uint64_t scan_for;       /* the record position the scan state belongs to */
+    int skipping;                               /* a damaged record was met; looking for the next intact one */
+    uint64_t skip_from;                         /* where the damaged bytes start */
+    uint64_t scan_at;                           /* positions before it were looked at and dismissed */
+    uint64_t scan_for;                          /* the record position the scan state belongs to */
     uint64_t candidates[READER_MAX_CANDIDATES]; /* heads that hold, record not complete yet */
     uint32_t n_candidates;
 
@@ -98,6 +98,8 @@ struct vor_reader {
     vor_reader_scope *scopes;
     uint64_t scopes_capacity;
     uint64_t max_frame_scopes; /* 0 = the record size is the only bound */
+    int skip_flame;            /* vor_reader_set_skip_flame: frames without their scopes */
+    uint64_t frame_at;         /* byte offset of the record of the last frame returned */
     vor_reader_drop *drops;
     uint64_t drops_capacity;
 };
@@ -120,9 +122,9 @@ size_t vor_reader_input_some(vor_reader *r, uint64_t at, size_t want, const uint
 /* ---- 1.1 records (reader_scan.c) ---- */
 
 typedef enum reader_record_status {
-    RECORD_READ,      /* a record: *body, *size, *compressed set; *next is after it */
-    RECORD_WAIT,      /* the input ends inside it (or inside the damage being skipped) */
-    RECORD_ERROR      /* r->state < 0 */
+    RECORD_READ, /* a record: *body, *size, *compressed set; *next is after it */
+    RECORD_WAIT, /* the input ends inside it (or inside the damage being skipped) */
+    RECORD_ERROR /* r->state < 0 */
 } reader_record_status;
 
 /* Finds the record at r->offset, skipping and reporting damage on the way. */
@@ -163,8 +165,8 @@ typedef enum reader_decode_status {
     DECODE_FATAL      /* out of memory: r->state < 0 */
 } reader_decode_status;
 
-reader_decode_status vor_decode_record(vor_reader *r, const uint8_t *p, size_t n, uint64_t at,
-                                       vor_reader_frame *frame, char problem[READER_PROBLEM_BYTES]);
+reader_decode_status vor_decode_record(vor_reader *r, const uint8_t *p, size_t n, uint64_t at, vor_reader_frame *frame,
+                                       char problem[READER_PROBLEM_BYTES]);
 
 /* Copies n bytes into a new NUL-terminated string; NULL when out of memory. */
 char *vor_reader_strdup(const uint8_t *s, size_t n);

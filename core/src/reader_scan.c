@@ -21,6 +21,7 @@
 
 #include "bytes.h"
 #include "capture_format.h"
+#include "capture_index.h"
 #include "crc32c.h"
 #include "reader_internal.h"
 
@@ -44,6 +45,13 @@ static int record_check_holds(const uint8_t *p, uint32_t body) {
 #else
     return vor_crc32c(vor_crc32c(0, p, 6), p + VOR_RECORD_HEAD_BYTES, body) == vor_get_u32le(p + 6);
 #endif
+}
+
+size_t vor_capture_intact_record(const uint8_t *p, size_t available) {
+    if (available < VOR_RECORD_HEAD_BYTES) return 0;
+    uint32_t body = head_body_size(p);
+    if (body == 0 || available - VOR_RECORD_HEAD_BYTES < body) return 0;
+    return record_check_holds(p, body) ? VOR_RECORD_HEAD_BYTES + (size_t)body : 0;
 }
 
 static void forget_scan(vor_reader *r, uint64_t from) {

@@ -169,6 +169,18 @@ const vor_reader_thread *vor_reader_get_thread(const vor_reader *r, uint32_t id)
     return t && t->name ? t : NULL;
 }
 
+const vor_reader_thread *vor_reader_next_thread(const vor_reader *r, uint32_t *cursor) {
+    if (r == NULL || cursor == NULL) return NULL;
+    for (; *cursor < r->thread_capacity; (*cursor)++) {
+        const reader_thread_slot *s = &r->threads[*cursor];
+        if (s->used && s->thread.name) {
+            (*cursor)++;
+            return &s->thread;
+        }
+    }
+    return NULL;
+}
+
 uint32_t vor_reader_module_count(const vor_reader *r) {
     return r ? r->module_count : 0;
 }

@@ -221,7 +221,8 @@ static reader_decode_status read_values(decode *d, uint64_t at, uint32_t present
     /* Room for every system value and as many user values as bytes are left. */
     uint64_t need = r->system_count + (uint64_t)vor_in_left(in) + 1;
     if (need > r->values_capacity) {
-        if (need > VOR_READER_MAX_COLUMNS + READER_MAX_SYSTEM_COLUMNS) need = VOR_READER_MAX_COLUMNS + READER_MAX_SYSTEM_COLUMNS;
+        if (need > VOR_READER_MAX_COLUMNS + READER_MAX_SYSTEM_COLUMNS)
+            need = VOR_READER_MAX_COLUMNS + READER_MAX_SYSTEM_COLUMNS;
         if (need > r->values_capacity) {
             vor_reader_value *v = realloc(r->values, (size_t)need * sizeof *v);
             if (v == NULL) return out_of_memory(d, at, "values");
@@ -252,9 +253,11 @@ static reader_decode_status read_values(decode *d, uint64_t at, uint32_t present
         uint64_t gap = vor_in_varint(in);
         if (in->failed || gap >= VOR_READER_MAX_COLUMNS) return malformed(d, "malformed values in a frame record");
         id += gap + 1;
-        if (id >= VOR_READER_MAX_COLUMNS) return malformed(d, "a value for column %llu, outside the column ids", (unsigned long long)id);
+        if (id >= VOR_READER_MAX_COLUMNS)
+            return malformed(d, "a value for column %llu, outside the column ids", (unsigned long long)id);
         if (id >= r->column_count || r->columns[id].name == NULL) {
-            if (d->minor == 0) return malformed(d, "a frame record has a value for undeclared column %llu", (unsigned long long)id);
+            if (d->minor == 0)
+                return malformed(d, "a frame record has a value for undeclared column %llu", (unsigned long long)id);
             /* 1.1: its declarations were lost with damaged records; it is "column N". */
             if (!vor_reader_name_undeclared_column(r, (uint32_t)id)) return out_of_memory(d, at, "a column");
         }
@@ -337,7 +340,8 @@ static reader_decode_status read_flame(decode *d, uint64_t at, vor_reader_frame 
     uint64_t n_threads = vor_in_varint(in);
     if (in->failed || n_threads > vor_in_left(in) / 2) return malformed(d, "malformed flame frame in a frame record");
     uint64_t cap = r->frame_threads_capacity;
-    if (!grow_frame_array((void **)&r->frame_threads, &cap, n_threads, sizeof *r->frame_threads, VOR_READER_MAX_THREADS))
+    if (!grow_frame_array((void **)&r->frame_threads, &cap, n_threads, sizeof *r->frame_threads,
+                          VOR_READER_MAX_THREADS))
         return n_threads > VOR_READER_MAX_THREADS
                    ? malformed(d, "a flame frame lists %llu threads", (unsigned long long)n_threads)
                    : out_of_memory(d, at, "threads");
@@ -371,8 +375,8 @@ static reader_decode_status read_flame(decode *d, uint64_t at, vor_reader_frame 
                 return malformed(d, "malformed open scope in a flame frame");
             /* Open at the frame's end: its duration so far. */
             int64_t duration = start < frame_end ? frame_end - start : 0;
-            scopes[n + k] = (vor_reader_scope){(uint32_t)site, (uint32_t)k, start, duration, VOR_PARENT_UNKNOWN,
-                                               VOR_SCOPE_OPEN};
+            scopes[n + k] =
+                (vor_reader_scope){(uint32_t)site, (uint32_t)k, start, duration, VOR_PARENT_UNKNOWN, VOR_SCOPE_OPEN};
             prev = start;
         }
         /* The parent rule (§4.5), the one implementation every reader uses. */
@@ -449,7 +453,11 @@ static reader_decode_status decode_frame(decode *d, uint64_t at, vor_reader_fram
     }
     if ((s = read_values(d, at, present, f)) != DECODE_FRAME) return s;
     if ((flags & VOR_FRAME_DROPS) && (s = read_drops(d, at, f)) != DECODE_FRAME) return s;
-    if ((flags & VOR_FRAME_FLAME) && (s = read_flame(d, at, f)) != DECODE_FRAME) return s;
+    if ((flags & VOR_FRAME_FLAME) && r->skip_flame) {
+        f->has_flame = 1; /* the frame has scopes; this reader was asked not to decode them */
+    } else if ((flags & VOR_FRAME_FLAME) && (s = read_flame(d, at, f)) != DECODE_FRAME) {
+        return s;
+    }
     /* Sections of flags this reader does not know come last: they are skipped. */
 
     r->started = 1;
@@ -460,19 +468,49 @@ static reader_decode_status decode_frame(decode *d, uint64_t at, vor_reader_fram
     return DECODE_FRAME;
 }
 
-reader_decode_status vor_decode_record(vor_reader *r, const uint8_t *p, size_t n, uint64_t at,
-                                       vor_reader_frame *frame, char problem[READER_PROBLEM_BYTES]) {
+/* ---- State records (§4.8): declarations and user values for a reader starting mid-capture ---- */
+
+static reader_decode_status decode_state(decode *d, uint64_t at) {
+    vor_reader *r = d->r;
+    vor_in *in = &d->in;
+    uint64_t flags = vor_in_varint(in);
+    (void)vor_in_varint(in); /* the index of the frame the state precedes: informative */
+    if (in->failed) return malformed(d, "malformed state record");
+    reader_decode_status s;
+    if ((flags & VOR_STATE_DECLARATIONS) && (s = read_declarations(d, at)) != DECODE_FRAME) return s;
+    if (!(flags & VOR_STATE_VALUES)) return DECODE_NO_FRAME;
+    uint64_t n = vor_in_varint(in);
+    if (in->failed || n > vor_in_left(in)) return malformed(d, "malformed values in a state record");
+    uint64_t id = r->system_count - 1;
+    for (uint64_t u = 0; u < n; u++) {
+        uint64_t gap = vor_in_varint(in);
+        if (in->failed || gap >= VOR_READER_MAX_COLUMNS) return malformed(d, "malformed values in a state record");
+        id += gap + 1;
+        if (id >= VOR_READER_MAX_COLUMNS)
+            return malformed(d, "a state value for column %llu, outside the column ids", (unsigned long long)id);
+        int unchanged;
+        double v = vor_in_full_f64(in, &unchanged);
+        uint64_t read_in = vor_in_varint(in);
+        if (in->failed || unchanged) return malformed(d, "malformed values in a state record");
+        if (id >= r->column_count || r->columns[id].name == NULL)
+            if (!vor_reader_name_undeclared_column(r, (uint32_t)id)) return out_of_memory(d, at, "a column");
+        r->user[id] = (reader_user_value){v, read_in, 1};
+    }
+    return DECODE_NO_FRAME;
+}
+
+reader_decode_status vor_decode_record(vor_reader *r, const uint8_t *p, size_t n, uint64_t at, vor_reader_frame *frame,
+                                       char problem[READER_PROBLEM_BYTES]) {
     decode d = {r, {p, p + n, 0}, r->info.version_minor, problem};
     problem[0] = '\0';
     uint8_t kind = vor_in_u8(&d.in);
     if (d.in.failed) return malformed(&d, "empty record");
     switch (kind) {
-    case VOR_RECORD_FRAME:
-        return decode_frame(&d, at, frame);
-    case VOR_RECORD_END:
-        r->finished = 1;
-        return DECODE_NO_FRAME;
-    default:
-        return DECODE_NO_FRAME; /* a kind from a newer minor version: skipped */
+    case VOR_RECORD_FRAME: return decode_frame(&d, at, frame);
+    case VOR_RECORD_END: r->finished = 1; return DECODE_NO_FRAME;
+    case VOR_RECORD_STATE:
+        if (d.minor >= 1) return decode_state(&d, at);
+        return DECODE_NO_FRAME;      /* 1.0 streams cannot be resumed: skipped like any unknown kind */
+    default: return DECODE_NO_FRAME; /* a kind from a newer minor version: skipped */
     }
 }

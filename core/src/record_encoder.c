@@ -23,7 +23,6 @@
 
 #include "capture_format.h"
 #include "crc32c.h"
-#include "pending_contracts.h"
 #include "utf8.h"
 #include "vor/reader.h"
 
@@ -71,6 +70,7 @@ struct vor_record_encoder {
     user_history user[MAX_COLUMNS];
     uint32_t column_declared_version[MAX_COLUMNS]; /* unit_version + 1; 0 = not declared */
     uint8_t site_declared[SITE_BITS];
+    uint32_t sites_declared_prefix; /* sites 1..this are all declared */
     uint8_t module_declared[MODULE_BITS];
     declared_thread threads[THREAD_TABLE]; /* open addressing by thread id */
     declaration_lists columns, sites, modules;
@@ -112,7 +112,7 @@ void vor_encode_capture_header(vor_out *out, const vor_capture_header_info *info
                       : clock.cross_origin_isolated > 0 ? VOR_ISOLATION_YES
                                                         : VOR_ISOLATION_NO);
     vor_out_f64le(&body, vor_scope_self_cost_ns_locked());
-    vor_out_f64le(&body, vor_pending_function_span_ns());
+    vor_out_f64le(&body, vor_function_span_ns_locked());
 
     size_t start = out->size;
     vor_out_bytes(out, VOR_CAPTURE_MAGIC, VOR_CAPTURE_MAGIC_BYTES);
@@ -256,8 +256,16 @@ static int collect_declarations(vor_record_encoder *e, const vor_frame_record *r
     for (uint32_t t = 0; t < rec->n_threads; t++) {
         const vor_thread_record *tr = &rec->threads[t];
         collect_thread(e, tr->thread_id);
-        for (uint32_t i = 0; i < tr->n_scopes + tr->n_open; i++)
-            if (!collect_site(e, tr->scopes[i].site_id)) return 0;
+        /* Every site registered so far is declared (true after the first frames of most
+         * programs): the frame's ids need no look, they are declared or never will be. */
+        if (e->sites_declared_prefix >= vor_site_count()) continue;
+        uint32_t previous = 0; /* a site just looked at needs no second look */
+        for (uint32_t i = 0; i < tr->n_scopes + tr->n_open; i++) {
+            uint32_t id = tr->scopes[i].site_id;
+            if (id == previous) continue;
+            previous = id;
+            if (!collect_site(e, id)) return 0;
+        }
     }
     return 1;
 }
@@ -345,6 +353,40 @@ static int value_unchanged(const vor_record_encoder *e, const vor_frame_record *
     return h->listed_in == e->records && h->bits == bits && h->same >= 2;
 }
 
+/* Scopes are written in batches: room for a batch's worst case is reserved once, then its
+ * fields go through unchecked pointer writes (bytes.h: vor_put_varint), the same bytes as
+ * vor_out_varint at a fraction of the cost (a frame thread writes every recorded scope
+ * here). A batch that cannot get its room (the record's cap) fails the record, which is
+ * then written without its scopes (vor_encode_frame). */
+#define FLAME_BATCH 1024u
+#define ENDED_MAX_BYTES (4u * VOR_VARINT_MAX_BYTES)
+#define OPEN_MAX_BYTES (2u * VOR_VARINT_MAX_BYTES)
+
+static void write_ended(const vor_scope_record *s, uint32_t n, int64_t frame_start, vor_out *out) {
+    int64_t prev_start = frame_start;
+    for (uint32_t done = 0; done < n;) {
+        uint32_t batch = n - done < FLAME_BATCH ? n - done : FLAME_BATCH;
+        if (!vor_out_reserve(out, (size_t)batch * ENDED_MAX_BYTES)) return;
+        uint8_t *p = out->data + out->size;
+        for (const vor_scope_record *e = s + done, *end = e + batch; e < end; e++) {
+            uint64_t depth = (uint64_t)e->depth << 1 | ((e->flags & VOR_SCOPE_UNWOUND) ? 1u : 0u);
+            if ((e->site_id | depth) < 0x80) { /* the usual case: one byte each */
+                p[0] = (uint8_t)e->site_id;
+                p[1] = (uint8_t)depth;
+                p += 2;
+            } else {
+                p = vor_put_varint(p, e->site_id);
+                p = vor_put_varint(p, depth);
+            }
+            p = vor_put_varint(p, vor_zigzag(e->start_ns - prev_start));
+            p = vor_put_varint(p, (uint64_t)(e->duration_ns > 0 ? e->duration_ns : 0));
+            prev_start = e->start_ns;
+        }
+        out->size = (size_t)(p - out->data);
+        done += batch;
+    }
+}
+
 static void write_flame(const vor_frame_record *rec, vor_out *out) {
     vor_out_varint(out, rec->n_threads);
     int64_t frame_end = rec->start_ns + rec->duration_ns;
@@ -354,23 +396,19 @@ static void write_flame(const vor_frame_record *rec, vor_out *out) {
         vor_out_varint(out, tr->thread_id);
         vor_out_varint(out, tr->n_scopes);
         vor_out_varint(out, n_open);
+        write_ended(tr->scopes, tr->n_scopes, rec->start_ns, out);
+        /* Open scopes: at most VOR_CAPTURE_MAX_OPEN_SCOPES, one reservation. */
+        if (!vor_out_reserve(out, (size_t)n_open * OPEN_MAX_BYTES)) return;
+        uint8_t *p = out->data + out->size;
         int64_t prev_start = rec->start_ns;
-        for (uint32_t i = 0; i < tr->n_scopes; i++) {
-            const vor_scope_record *s = &tr->scopes[i];
-            vor_out_varint(out, s->site_id);
-            vor_out_varint(out, (uint64_t)s->depth << 1 | ((s->flags & VOR_SCOPE_UNWOUND) ? 1u : 0u));
-            vor_out_svarint(out, s->start_ns - prev_start);
-            vor_out_varint(out, (uint64_t)(s->duration_ns > 0 ? s->duration_ns : 0));
-            prev_start = s->start_ns;
-        }
-        prev_start = rec->start_ns;
         for (uint32_t k = 0; k < n_open; k++) {
             const vor_scope_record *s = &tr->scopes[tr->n_scopes + k];
             int64_t start = s->start_ns < frame_end ? s->start_ns : frame_end;
-            vor_out_varint(out, s->site_id);
-            vor_out_svarint(out, start - prev_start);
+            p = vor_put_varint(p, s->site_id);
+            p = vor_put_varint(p, vor_zigzag(start - prev_start));
             prev_start = start;
         }
+        out->size = (size_t)(p - out->data);
     }
 }
 
@@ -455,6 +493,8 @@ static void commit(vor_record_encoder *e, const vor_frame_record *rec) {
         if (vor_column_read(id, &c)) e->column_declared_version[id] = c.unit_version + 1;
     }
     for (uint32_t i = 0; i < e->sites.fresh.n; i++) bit_set(e->site_declared, e->sites.fresh.ids[i], 1);
+    while (e->sites_declared_prefix < VOR_MAX_SITES && bit_get(e->site_declared, e->sites_declared_prefix + 1))
+        e->sites_declared_prefix++;
     for (uint32_t i = 0; i < e->modules.fresh.n; i++) bit_set(e->module_declared, e->modules.fresh.ids[i], 1);
     for (uint32_t i = 0; i < e->n_fresh_threads; i++) {
         declared_thread *d = thread_entry(e, e->fresh_threads[i].thread_id);

@@ -1,8 +1,8 @@
-/* scope_order.h: the parent rule of docs/FORMAT.md §4.5, and a thread's scopes from end order (how frame records and captures list
- * them: each scope after its children) to begin order (each scope before its children),
- * for writers that need parents first: Chrome trace X events (viewers nest a child that
- * starts at its parent's very nanosecond only if the parent comes first) and flame graph
- * builders that take scopes as they open. Used by the VOR_TRACE writer and the vor command.
+/* scope_order.h: the parent rule of docs/FORMAT.md §4.5, and a thread's scopes from end order (how frame records and
+ * captures list them: each scope after its children) to begin order (each scope before its children), for writers that
+ * need parents first: Chrome trace X events (viewers nest a child that starts at its parent's very nanosecond only if
+ * the parent comes first) and flame graph builders that take scopes as they open. Used by the VOR_TRACE writer and the
+ * vor command.
  */
 #ifndef VOR_SCOPE_ORDER_H
 #define VOR_SCOPE_ORDER_H

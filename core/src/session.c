@@ -1,11 +1,15 @@
-/* session.c: settings, the session lifecycle (enable, disable, shutdown, flush) and the
- * version query.
+/* session.c: settings, the session lifecycle (enable, disable, shutdown, flush), the exit
+ * hook, the fork handlers and the version query.
  *
  * A session runs from the first vor_enable() to vor_shutdown(). Starting one resolves
  * the settings, anchors the clock (the session epoch: every record's times count from
  * it), declares the system columns, opens the outputs the environment asks for and
  * opens frame 0. vor_disable()/vor_enable() pause and resume inside a session; resuming
  * opens a new frame so a pause does not show up as one enormous frame.
+ *
+ * This file is the top of the core: it calls every layer below. The state those layers
+ * read (settings and session snapshots, exit and fork flags, the frame lock) lives in
+ * session_state.c, so that none of them depends on this file.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,34 +17,6 @@
 
 #include "clock.h"
 #include "vor_internal.h"
-
-vor_settings vor_settings_now = {
-    VOR_DEFAULT_THREAD_BUFFER_SCOPES, VOR_DEFAULT_MAX_THREADS, VOR_DEFAULT_MAX_FRAME_SCOPES, 0, {NULL, NULL},
-};
-vor_session vor_session_now;
-int vor_session_exiting;
-int vor_session_forked;
-vor_mutex vor_frame_lock = VOR_MUTEX_INIT;
-
-/* Which thread holds the frame lock: a logger, consumer or atexit handler that calls back
- * into vor while it is held must not wait for it (that would wait forever). */
-static VOR_TLS int frame_lock_held;
-
-int vor_frame_lock_acquire(void) {
-    if (frame_lock_held) return 0;
-    vor_mutex_lock(&vor_frame_lock);
-    frame_lock_held = 1;
-    return 1;
-}
-
-void vor_frame_lock_release(void) {
-    frame_lock_held = 0;
-    vor_mutex_unlock(&vor_frame_lock);
-}
-
-int vor_frame_lock_held_here(void) {
-    return frame_lock_held;
-}
 
 /* ---- fork() ---------------------------------------------------------------------------
  *
@@ -50,7 +26,7 @@ int vor_frame_lock_held_here(void) {
  * in the child, in one global order that is also the order in which code nests them
  * (an outer lock is never taken while an inner one is held):
  *
- *   1. the frame lock (session.c): frame assembly, flush, setup, session start and end,
+ *   1. the frame lock (session_state.c): frame assembly, flush, setup, session start and end,
  *      calibration, counters; everything below may be taken under it;
  *   2. the thread registry (thread_registry.c);
  *   3. the site table (sites.c);
@@ -82,13 +58,13 @@ enum { FORK_HOOKS = sizeof fork_hooks / sizeof fork_hooks[0] };
 static void before_fork(void) {
     vor_log_fork(VOR_FORK_PREPARE);
     /* Held here already when fork() is called from a consumer (under vor_frame_mark). */
-    if (!frame_lock_held) pthread_mutex_lock(&vor_frame_lock);
+    if (!vor_frame_lock_held_here()) pthread_mutex_lock(&vor_frame_lock);
     for (int i = 0; i < FORK_HOOKS; i++) fork_hooks[i](VOR_FORK_PREPARE);
 }
 
 static void after_fork_parent(void) {
     for (int i = FORK_HOOKS - 1; i >= 0; i--) fork_hooks[i](VOR_FORK_PARENT);
-    if (!frame_lock_held) pthread_mutex_unlock(&vor_frame_lock);
+    if (!vor_frame_lock_held_here()) pthread_mutex_unlock(&vor_frame_lock);
     vor_log_fork(VOR_FORK_PARENT);
 }
 
@@ -102,7 +78,7 @@ static void after_fork_child(void) {
         vor_session_forked = 1;
     }
     for (int i = FORK_HOOKS - 1; i >= 0; i--) fork_hooks[i](VOR_FORK_CHILD);
-    if (!frame_lock_held) pthread_mutex_unlock(&vor_frame_lock);
+    if (!vor_frame_lock_held_here()) pthread_mutex_unlock(&vor_frame_lock);
     vor_log_fork(VOR_FORK_CHILD);
 }
 #endif
@@ -179,8 +155,7 @@ int vor_setup(const vor_desc *desc) {
         desc = &zero;
     }
     vor_settings s;
-    s.logger = desc->logger;
-    vor_settings_now.logger = s.logger; /* so that clamping below reports through it */
+    vor_log_set_logger(desc->logger); /* first, so that clamping below reports through it */
     s.thread_buffer_scopes = round_up_pow2(clamp_setting(desc->thread_buffer_scopes, VOR_DEFAULT_THREAD_BUFFER_SCOPES,
                                                          VOR_MIN_THREAD_BUFFER_SCOPES, VOR_MAX_THREAD_BUFFER_SCOPES,
                                                          "thread_buffer_scopes"));

@@ -37,9 +37,9 @@ extern void vor_wasm_function_name(uint32_t pointer, char *buf, uint32_t cap);
 
 static void function_site_name(vor_site *site);
 
-static vor_site **site_table;   /* site_table[id - 1]; grows by doubling up to VOR_MAX_SITES */
+static vor_site **site_table; /* site_table[id - 1]; grows by doubling up to VOR_MAX_SITES */
 static uint32_t site_capacity;
-static uint32_t site_count;     /* atomic for readers on other threads */
+static uint32_t site_count; /* atomic for readers on other threads */
 static vor_mutex site_lock = VOR_MUTEX_INIT;
 
 uint32_t vor_site_register(vor_site *site) {
@@ -160,7 +160,8 @@ static void name_native_function(function_slot *slot) {
     char file[VOR_SYMBOL_FILE_BYTES];
     uint32_t line = 0;
     Dl_info info;
-    if (module != 0 && vor_module_function_name(module, offset, slot->name, sizeof slot->name, file, sizeof file, &line)) {
+    if (module != 0 &&
+        vor_module_function_name(module, offset, slot->name, sizeof slot->name, file, sizeof file, &line)) {
         slot->site.file = file[0] ? vor_string_intern(file) : NULL;
         slot->site.line = line;
     } else if (dladdr(fn, &info) && info.dli_sname && info.dli_saddr == fn) {

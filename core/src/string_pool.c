@@ -8,18 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
+
 #define BLOCK_BYTES (64u << 10)
 
-static const char **table;  /* VOR_STRING_POOL_ENTRIES slots, NULL = free */
+static const char **table; /* VOR_STRING_POOL_ENTRIES slots, NULL = free */
 static uint32_t entries;
-static char *block;         /* the block being filled */
+static char *block; /* the block being filled */
 static size_t block_used;
-static size_t total_bytes;  /* of all blocks */
+static size_t total_bytes; /* of all blocks */
 
 static uint32_t hash_string(const char *s, size_t n) {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
-    return h;
+    return vor_fnv1a32(s, n);
 }
 
 const char *vor_string_intern(const char *s) {

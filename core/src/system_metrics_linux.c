@@ -7,6 +7,9 @@
  *   io_MB      I/O bytes recorded with vor_record_io during the frame
  *   cpu_ms     CPU time the process used during the frame, all threads
  *              (CLOCK_PROCESS_CPUTIME_ID: can exceed frame_ms with several busy threads)
+ *   GPU rows   with an NVIDIA driver: gpu_util, gpu_mem, gpu_power, pcie, gpu_temp,
+ *              gpu_clock per GPU (gpu.h: NVML loaded at run time, read by a background
+ *              thread; each frame copies the latest reading without waiting)
  *
  * Raw values are integers: ns for the frame time, us for io_ms and cpu_ms (finer is
  * noise there, and each digit costs capture bytes), bytes for sizes; each column's scale
@@ -22,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpu.h"
+#include "nvtx_ranges.h"
 #include "vor_internal.h"
 
 enum { COL_FRAME, COL_MEMORY, COL_IO_MS, COL_IO_MB, COL_CPU, COL_COUNT };
@@ -30,15 +35,30 @@ static const vor_system_column_def linux_columns[COL_COUNT] = {
     {"frame_ms", "ms", 1e-6, 0}, {"memory_mb", "MB", 1e-6, 1}, {"io_ms", "ms", 1e-3, 0},
     {"io_MB", "MB", 1e-6, 0},    {"cpu_ms", "ms", 1e-3, 0},
 };
+_Static_assert(COL_COUNT + VOR_GPU_COLUMNS_MAX == VOR_SYSTEM_COLUMNS_MAX, "the GPU columns fill the system columns");
+
+/* Linux's columns, then the GPU columns (decided once per process, gpu_devices.c). */
+static vor_system_column_def all_columns[VOR_SYSTEM_COLUMNS_MAX];
+static uint32_t n_all_columns;
+static pthread_once_t columns_once = PTHREAD_ONCE_INIT;
 
 static int statm_fd = -1;
 static vor_mutex statm_lock = VOR_MUTEX_INIT;
 static uint64_t cpu_prev_ns;
 static int cpu_valid;
 
+static void declare_columns(void) {
+    for (uint32_t c = 0; c < COL_COUNT; c++) all_columns[c] = linux_columns[c];
+    const vor_gpu_column *gpu;
+    uint32_t n_gpu = vor_gpu_columns(&gpu);
+    for (uint32_t g = 0; g < n_gpu; g++) all_columns[COL_COUNT + g] = vor_gpu_column_def(&gpu[g]);
+    n_all_columns = COL_COUNT + n_gpu;
+}
+
 const vor_system_column_def *vor_system_columns(uint32_t *count) {
-    *count = COL_COUNT;
-    return linux_columns;
+    pthread_once(&columns_once, declare_columns);
+    *count = n_all_columns;
+    return all_columns;
 }
 
 static int read_statm_rss(uint64_t *bytes) {
@@ -88,10 +108,13 @@ uint64_t vor_current_memory_bytes(void) {
 
 void vor_system_begin_session(void) {
     cpu_valid = read_cpu_ns(&cpu_prev_ns);
+    vor_gpu_begin_session();  /* a resume after vor_disable keeps the running poller */
+    vor_nvtx_begin_session(); /* VOR_NVTX, decided once per process */
 }
 
 void vor_system_end_session(void) {
     cpu_valid = 0;
+    vor_gpu_end_session();
 }
 
 uint32_t vor_system_sample(int64_t *raw, int64_t frame_ns, uint64_t io_ns, uint64_t io_bytes) {
@@ -115,6 +138,7 @@ uint32_t vor_system_sample(int64_t *raw, int64_t frame_ns, uint64_t io_ns, uint6
         cpu_prev_ns = cpu;
         cpu_valid = 1;
     }
+    present |= vor_gpu_sample(raw + COL_COUNT) << COL_COUNT;
     return present;
 }
 

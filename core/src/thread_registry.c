@@ -27,11 +27,11 @@ uint64_t vor_refused_scopes;
 
 static vor_mutex registry_lock = VOR_MUTEX_INIT;
 static vor_thread *slots[VOR_MAX_MAX_THREADS];
-static uint32_t slot_count;        /* atomic: slots in use are below this */
-static uint32_t live_threads;      /* under registry_lock: threads running with a buffer */
-static uint32_t exited_threads;    /* under registry_lock: exited, buffer not yet collected */
-static uint32_t next_thread_id;    /* under registry_lock */
-static uint32_t registered_total;  /* atomic */
+static uint32_t slot_count;       /* atomic: slots in use are below this */
+static uint32_t live_threads;     /* under registry_lock: threads running with a buffer */
+static uint32_t exited_threads;   /* under registry_lock: exited, buffer not yet collected */
+static uint32_t next_thread_id;   /* under registry_lock */
+static uint32_t registered_total; /* atomic */
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
@@ -237,8 +237,8 @@ void vor_set_thread_name(const char *name) {
         return;
     }
     if (strnlen(name, VOR_MAX_THREAD_NAME_BYTES + 1) > VOR_MAX_THREAD_NAME_BYTES)
-        vor_log(VOR_LOG_NAME_TOO_LONG, "thread name \"%.*s...\" kept as its first %u bytes", (int)vor_utf8_cut(name, 40),
-                name, (unsigned)vor_utf8_cut(name, VOR_MAX_THREAD_NAME_BYTES));
+        vor_log(VOR_LOG_NAME_TOO_LONG, "thread name \"%.*s...\" kept as its first %u bytes",
+                (int)vor_utf8_cut(name, 40), name, (unsigned)vor_utf8_cut(name, VOR_MAX_THREAD_NAME_BYTES));
     copy_name(pending_name, name);
     vor_thread *t = vor_tls_thread;
     if (t == NULL) return; /* applied when the thread's buffer is created */

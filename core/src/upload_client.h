@@ -29,9 +29,9 @@ VOR_HIDDEN size_t vor_base64(const uint8_t *in, size_t n, char *out);
 /* ---- upload_ws.c ---- */
 
 typedef struct vor_url {
-    char host[256];   /* a name or an address ([] removed for IPv6) */
+    char host[256]; /* a name or an address ([] removed for IPv6) */
     char port[8];
-    char path[512];   /* the base path, without a trailing '/' ("" for the root) */
+    char path[512]; /* the base path, without a trailing '/' ("" for the root) */
 } vor_url;
 
 /* http://HOST[:PORT][/PATH] or ws://... (https and wss are refused: put a TLS proxy in front
@@ -64,12 +64,12 @@ VOR_HIDDEN int vor_http_get(const vor_url *u, const char *path_query, const char
 /* ---- upload_proto.c ---- */
 
 typedef struct vor_upload_hello {
-    const char *key;      /* 8-64 of [A-Za-z0-9._-] */
+    const char *key; /* 8-64 of [A-Za-z0-9._-] */
     const char *project;
     const char *name;
-    const char *host;     /* NULL: this machine's name */
-    const char *token;    /* NULL: none */
-    const char *tags;     /* "k=v,k2=v2" (VOR_TAGS), or NULL */
+    const char *host;  /* NULL: this machine's name */
+    const char *token; /* NULL: none */
+    const char *tags;  /* "k=v,k2=v2" (VOR_TAGS), or NULL */
 } vor_upload_hello;
 
 /* The hello message; -1 when a tag is malformed (err says which) or it does not fit. */

@@ -35,8 +35,14 @@
 #include <string.h>
 #include <time.h>
 
-enum { SEND_CHUNK = 1 << 20, CONNECT_TIMEOUT_MS = 5000, SEND_TIMEOUT_MS = 10000, IDLE_WAIT_MS = 20,
-       BACKOFF_MIN_MS = 250, BACKOFF_MAX_MS = 10000 };
+enum {
+    SEND_CHUNK = 1 << 20,
+    CONNECT_TIMEOUT_MS = 5000,
+    SEND_TIMEOUT_MS = 10000,
+    IDLE_WAIT_MS = 20,
+    BACKOFF_MIN_MS = 250,
+    BACKOFF_MAX_MS = 10000
+};
 
 typedef struct live {
     vor_upload_settings set;
@@ -44,15 +50,15 @@ typedef struct live {
     vor_upload_stream *stream;
     uint8_t *ring;
     uint64_t cap;
-    uint64_t head;        /* ring bytes written (frame thread; release) */
-    uint64_t freed;       /* ring bytes the server has (thread; release) */
-    int closing;          /* the end record is queued (or could not be): deliver and finish */
-    int stop;             /* give up now */
-    int restart_req;      /* thread asks: the next record starts a fresh capture */
-    int fresh_ready;      /* frame thread answers: fresh_pos is where it starts */
+    uint64_t head;   /* ring bytes written (frame thread; release) */
+    uint64_t freed;  /* ring bytes the server has (thread; release) */
+    int closing;     /* the end record is queued (or could not be): deliver and finish */
+    int stop;        /* give up now */
+    int restart_req; /* thread asks: the next record starts a fresh capture */
+    int fresh_ready; /* frame thread answers: fresh_pos is where it starts */
     uint64_t fresh_pos;
-    int finished;         /* the thread is done (delivered, refused, or stopped) */
-    int failed;           /* refused for good: the consumer goes away */
+    int finished; /* the thread is done (delivered, refused, or stopped) */
+    int failed;   /* refused for good: the consumer goes away */
     pthread_t thread;
     pthread_mutex_t lock; /* ws pointer (for abort) and the close handshake */
     pthread_cond_t cond;
@@ -63,7 +69,7 @@ typedef struct live {
     char id[40];
 } live;
 
-static live *current;             /* the session's upload (frame lock) */
+static live *current; /* the session's upload (frame lock) */
 static vor_upload_status last_status;
 
 static int64_t now_ms(void) {
@@ -132,8 +138,8 @@ static void give_up(live *l, const char *why) {
 
 typedef struct cursor {
     char key[25];
-    uint64_t start_pos;  /* ring position of stream offset H (the header's length) */
-    uint64_t sent;       /* stream offset sent so far */
+    uint64_t start_pos; /* ring position of stream offset H (the header's length) */
+    uint64_t sent;      /* stream offset sent so far */
 } cursor;
 
 /* Stream offset -> ring position (offsets below the header's length have none). */
@@ -159,7 +165,7 @@ static int restart(live *l, cursor *c) {
  * 0 try again later, -1 refused for good, 2 already complete. */
 static int connect_and_resume(live *l, cursor *c) {
     char err[300], hello[4096], text[1024];
-    vor_upload_hello h = {c->key, l->set.project, l->set.name, NULL, l->set.token[0] ? l->set.token : NULL,
+    vor_upload_hello h = {c->key,     l->set.project, l->set.name, NULL, l->set.token[0] ? l->set.token : NULL,
                           l->set.tags};
     if (vor_upload_hello_json(&h, hello, sizeof hello, err, sizeof err) != 0) {
         give_up(l, err);
@@ -357,7 +363,8 @@ static void live_close(void *state) {
     pthread_join(l->thread, NULL);
     uint64_t lost = vor_upload_stream_bytes(l->stream) - vor_atomic_load_relaxed(&l->acked_stream);
     if (!delivered && !l->failed && lost)
-        vor_log(VOR_LOG_UPLOAD_PROBLEM, "%s: %llu bytes were not delivered within VOR_UPLOAD_FLUSH_MS=%ld; the "
+        vor_log(VOR_LOG_UPLOAD_PROBLEM,
+                "%s: %llu bytes were not delivered within VOR_UPLOAD_FLUSH_MS=%ld; the "
                 "server keeps what arrived (resumable), a local capture (VOR_RECORD) has everything",
                 l->set.url, (unsigned long long)lost, ms);
     record_status(l);

@@ -120,7 +120,8 @@ static void copy_string(const char *text, const char *key, char *out, size_t cap
         char c = v[i];
         if (c == '\\' && i + 1 < len) {
             c = v[++i];
-            if (c == 'n') c = ' ';
+            if (c == 'n')
+                c = ' ';
             else if (c == 'u') { /* \uXXXX: shown as '?' (messages are for people) */
                 i += 4;
                 c = '?';

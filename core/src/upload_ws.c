@@ -55,12 +55,15 @@ static int64_t now_ms(void) {
 int vor_url_parse(const char *url, vor_url *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     const char *p;
-    if (!strncmp(url, "http://", 7)) p = url + 7;
-    else if (!strncmp(url, "ws://", 5)) p = url + 5;
+    if (!strncmp(url, "http://", 7))
+        p = url + 7;
+    else if (!strncmp(url, "ws://", 5))
+        p = url + 5;
     else {
         snprintf(err, errlen, "'%s' is not an http:// or ws:// address%s", url,
                  !strncmp(url, "https://", 8) || !strncmp(url, "wss://", 6)
-                     ? " (TLS is not spoken: use the server's plain address, e.g. through a tunnel)" : "");
+                     ? " (TLS is not spoken: use the server's plain address, e.g. through a tunnel)"
+                     : "");
         return -1;
     }
     const char *host_end, *host = p;
@@ -185,8 +188,8 @@ static int send_all(int fd, const void *data, size_t n, int64_t deadline) {
 }
 
 /* Reads the response head (up to the blank line) into head; extra bytes after it into rest. */
-static int read_head(int fd, char *head, size_t cap, size_t *head_len, uint8_t *rest, size_t rest_cap,
-                     size_t *rest_len, int64_t deadline) {
+static int read_head(int fd, char *head, size_t cap, size_t *head_len, uint8_t *rest, size_t rest_cap, size_t *rest_len,
+                     int64_t deadline) {
     size_t have = 0;
     for (;;) {
         if (have + 1 >= cap) return -1;
@@ -274,7 +277,9 @@ vor_ws *vor_ws_connect(const vor_url *u, const char *path, const char *protocol,
     if (n <= 0 || (size_t)n >= sizeof req || send_all(fd, req, (size_t)n, deadline) != 0 ||
         read_head(fd, head, sizeof head, &head_len, ws->rx, sizeof ws->rx, &ws->rx_len, deadline) != 0) {
         snprintf(err, errlen, "%s:%s did not answer the websocket upgrade: %s", u->host, u->port,
-                 errno == ETIMEDOUT ? "timed out" : errno ? strerror(errno) : "connection closed");
+                 errno == ETIMEDOUT ? "timed out"
+                 : errno            ? strerror(errno)
+                                    : "connection closed");
         vor_ws_close(ws, 0);
         return NULL;
     }
@@ -288,7 +293,9 @@ vor_ws *vor_ws_connect(const vor_url *u, const char *path, const char *protocol,
     vor_base64(digest, sizeof digest, want);
     if (status != 101) {
         snprintf(err, errlen, "%s:%s refused the connection: HTTP %d%s", u->host, u->port, status,
-                 status == 403 ? " (foreign Origin or Host)" : status == 404 ? " (not a vor server?)" : "");
+                 status == 403   ? " (foreign Origin or Host)"
+                 : status == 404 ? " (not a vor server?)"
+                                 : "");
         vor_ws_close(ws, 0);
         return NULL;
     }
@@ -487,7 +494,8 @@ int vor_http_get(const vor_url *u, const char *path_query, const char *token, in
         if (k == 0) break;
         if (errno == EINTR) continue;
         if ((errno == EAGAIN || errno == EWOULDBLOCK) && wait_fd(fd, POLLIN, deadline) == 0) continue;
-        snprintf(err, errlen, "%s:%s: %s", u->host, u->port, errno == ETIMEDOUT ? "no answer in time" : strerror(errno));
+        snprintf(err, errlen, "%s:%s: %s", u->host, u->port,
+                 errno == ETIMEDOUT ? "no answer in time" : strerror(errno));
         goto out;
     }
     buf[have] = '\0';

@@ -30,17 +30,18 @@
 #define VOR_DEFAULT_MAX_FRAME_SCOPES 262144u
 #define VOR_MAX_MAX_FRAME_SCOPES 16777216u
 #define VOR_THREAD_NAME_BYTES (VOR_MAX_THREAD_NAME_BYTES + 1u) /* with its NUL */
-#define VOR_SYSTEM_COLUMNS_MAX 8u
+/* The format's limit (FORMAT.md §2): Linux's 5 columns leave 27 for GPU rows (gpu.h). */
+#define VOR_SYSTEM_COLUMNS_MAX 32u
 
 typedef struct vor_settings {
     uint32_t thread_buffer_scopes; /* a power of two */
     uint32_t max_threads;
     uint32_t max_frame_scopes;
     uint32_t frame_ring_frames;
-    vor_logger logger;
 } vor_settings;
 
-/* The settings of the current (or next) session; fixed while a session runs. */
+/* The settings of the current (or next) session; fixed while a session runs
+ * (session_state.c; the logger is log.c's: vor_log_set_logger). */
 extern VOR_HIDDEN vor_settings vor_settings_now;
 
 /* ---- Logging ------------------------------------------------------------------------- */
@@ -63,6 +64,8 @@ VOR_HIDDEN void vor_log_each(vor_log_item item, const char *detail_fmt, ...)
 VOR_HIDDEN void vor_log_n(vor_log_item item, uint64_t n);
 /* Forgets which items were reported and their counts (a new session). */
 VOR_HIDDEN void vor_log_reset(void);
+/* The logger reports go to (vor_setup); both fields NULL: stderr. */
+VOR_HIDDEN void vor_log_set_logger(vor_logger logger);
 
 /* ---- fork() hooks (called by session.c's pthread_atfork handlers, in its order) ------- */
 
@@ -81,7 +84,7 @@ typedef struct vor_event {
     uint64_t start; /* ticks */
     uint64_t end;   /* ticks */
     uint32_t depth; /* 0 = outermost */
-    uint32_t reserved;
+    uint32_t flags; /* VOR_SCOPE_UNWOUND: vor closed it (a longjmp skipped its end) */
 } vor_event;
 
 /* An open scope on its thread's stack. The owner writes `start` then `site` (release
@@ -119,6 +122,16 @@ typedef struct vor_thread {
     uint64_t unbalanced;     /* atomic, single writer: end with nothing open */
     uint64_t exit_tick;      /* when the thread exited (valid once `exited` is seen) */
     vor_open_scope open[VOR_MAX_DEPTH];
+    /* Owner only: open_at[d + 1] says where the scope at depth d began: the stack position
+     * (scope_hot.h: larger is deeper, 0 unknown) and, for an entry hook's, the function
+     * (NULL for the macros'); open_at[0] stays {0, NULL}. */
+    struct {
+        uintptr_t pos;
+        const void *fn;
+    } open_at[VOR_MAX_DEPTH + 1];
+    /* Owner only: open_call_site[d + 1] is the call site an entry hook gave for the scope at
+     * depth d (scopes of the macros leave it stale: only function sites read it). */
+    const void *open_call_site[VOR_MAX_DEPTH + 1];
 
     /* Written by the frame thread only (the consumer), on its own cache line. */
     _Alignas(64) uint64_t tail; /* events consumed; atomic */
@@ -206,8 +219,10 @@ typedef struct vor_producer_state {
 VOR_HIDDEN void vor_producer_save(const vor_thread *t, vor_producer_state *out);
 VOR_HIDDEN void vor_producer_restore(vor_thread *t, const vor_producer_state *in);
 
-/* vor_scope_begin without its checks (collecting, NULL): calibration times the path. */
+/* vor_scope_begin without its checks (collecting, NULL). */
 VOR_HIDDEN int vor_scope_begin_unchecked(vor_site *site);
+/* __cyg_profile_func_enter without its collecting test: calibration times the hooks. */
+VOR_HIDDEN VOR_NO_INSTRUMENT void vor_function_enter_unchecked(void *fn, void *call_site);
 
 /* Scopes refused because their thread could not get a buffer (atomic). */
 extern VOR_HIDDEN uint64_t vor_refused_scopes;
@@ -337,14 +352,12 @@ VOR_HIDDEN void vor_consumers_close_all(void);
 /* After fork(), in the child: drops every consumer without a callback (no byte written). */
 VOR_HIDDEN void vor_consumers_forget_all(void);
 
-/* The browser's DevTools sink (wasm/src/browser_sink.c), opened at session start. */
-VOR_HIDDEN void vor_browser_sink_open(void);
-
 /* Opens the outputs the environment asks for (VOR_RECORD, VOR_TRACE, ...); returns the
  * number of files it opened. */
 VOR_HIDDEN int vor_outputs_open_from_environment(void);
 
-/* ---- Session (session.c) ------------------------------------------------------------ */
+/* ---- Session state (session_state.c: a leaf every runtime file may read; session.c,
+ * the top of the core, writes it) ------------------------------------------------------- */
 
 typedef struct vor_session {
     int active;

@@ -71,8 +71,10 @@ vor_reader *cli_reader_open(int fd, const char *path, char name[CLI_READER_NAME_
     vor_reader_set_max_frame_scopes(r, STACKS_DEFAULT_MAX_FRAME_SCOPES);
     /* The reader's messages start with the path: stripped when short enough to be whole. */
     size_t n = strlen(path);
-    if (n < CLI_READER_NAME_BYTES) memcpy(name, path, n + 1);
-    else name[0] = '\0';
+    if (n < CLI_READER_NAME_BYTES)
+        memcpy(name, path, n + 1);
+    else
+        name[0] = '\0';
     return r;
 }
 
@@ -89,11 +91,12 @@ int cli_capture_open(cli_capture *c, const char *cmd, const char *path) {
     c->reader = cli_reader_open(fd, path, c->reader_name, err, sizeof err);
     close(fd); /* the reader has its own */
     if (!c->reader)
-        return cli_fail(CLI_EXIT_USAGE, cmd, path, "%s", err[0] ? cli_strip_path_prefix(err, c->reader_name) : "cannot open");
+        return cli_fail(CLI_EXIT_USAGE, cmd, path, "%s",
+                        err[0] ? cli_strip_path_prefix(err, c->reader_name) : "cannot open");
     int h = vor_reader_poll_header(c->reader);
     if (h < 0) {
-        int status =
-            cli_fail(CLI_EXIT_USAGE, cmd, path, "%s", cli_strip_path_prefix(vor_reader_error(c->reader), c->reader_name));
+        int status = cli_fail(CLI_EXIT_USAGE, cmd, path, "%s",
+                              cli_strip_path_prefix(vor_reader_error(c->reader), c->reader_name));
         cli_capture_close(c);
         return status;
     }
@@ -129,11 +132,14 @@ int cli_capture_next(cli_capture *c, vor_reader_frame *frame) {
     }
     if (st == VOR_READ_NOTHING_YET) return 0;
     char message[1200];
-    cli_fail(CLI_EXIT_USAGE, c->cmd, c->path, "%s", cli_reader_message(c->reader, c->reader_name, message, sizeof message));
+    cli_fail(CLI_EXIT_USAGE, c->cmd, c->path, "%s",
+             cli_reader_message(c->reader, c->reader_name, message, sizeof message));
     return -1;
 }
 
-void cli_capture_set_max_frame_scopes(cli_capture *c, uint64_t max) { vor_reader_set_max_frame_scopes(c->reader, max); }
+void cli_capture_set_max_frame_scopes(cli_capture *c, uint64_t max) {
+    vor_reader_set_max_frame_scopes(c->reader, max);
+}
 
 /* The reader's text for "the limit set for this reader" (reader.c / record_decoder.c). */
 #define READER_LIMIT_TEXT "the limit set for this reader"
@@ -142,8 +148,10 @@ const char *cli_reader_message(const vor_reader *r, const char *reader_name, cha
     const char *message = cli_strip_path_prefix(vor_reader_error(r), reader_name);
     size_t len = cli_append(buf, cap, 0, "%s", message);
     if (strstr(message, READER_LIMIT_TEXT))
-        cli_append(buf, cap, len, "; --max-frame-scopes raises it, up to %u, if the capture is genuine (about %u "
-                   "bytes of memory per scope)", STACKS_LIMIT_MAX_FRAME_SCOPES, STACKS_BYTES_PER_SCOPE);
+        cli_append(buf, cap, len,
+                   "; --max-frame-scopes raises it, up to %u, if the capture is genuine (about %u "
+                   "bytes of memory per scope)",
+                   STACKS_LIMIT_MAX_FRAME_SCOPES, STACKS_BYTES_PER_SCOPE);
     return buf;
 }
 
@@ -156,7 +164,8 @@ int cli_parse_max_frame_scopes(const char *cmd, const char *text, uint64_t *out)
     *out = STACKS_DEFAULT_MAX_FRAME_SCOPES;
     if (!text) return 0;
     if (cli_parse_u64(text, 1, STACKS_LIMIT_MAX_FRAME_SCOPES, out) == 0) return 0;
-    cli_usage_error(cmd, "--max-frame-scopes needs a number from 1 to %u, not '%s'", STACKS_LIMIT_MAX_FRAME_SCOPES, text);
+    cli_usage_error(cmd, "--max-frame-scopes needs a number from 1 to %u, not '%s'", STACKS_LIMIT_MAX_FRAME_SCOPES,
+                    text);
     return -1;
 }
 

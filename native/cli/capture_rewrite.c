@@ -28,14 +28,14 @@
 typedef struct rewriter {
     FILE *in, *out;
     const rewrite_editor *editor;
-    uint8_t *record;  /* the record as read: head and body */
+    uint8_t *record; /* the record as read: head and body */
     size_t record_cap;
     uint8_t *decoded; /* its decoded bytes */
     size_t decoded_cap;
-    vor_out edited;   /* the decoded record with its sites rewritten */
-    vor_out framed;   /* ... framed again */
+    vor_out edited; /* the decoded record with its sites rewritten */
+    vor_out framed; /* ... framed again */
     void *lz4;
-    uint64_t offset;  /* of the next byte of the input */
+    uint64_t offset; /* of the next byte of the input */
     uint64_t rewritten;
     char *err;
     size_t err_cap;
@@ -71,7 +71,9 @@ static int copy(rewriter *w, uint64_t n) {
 
 /* Reads a string of the decoded record; NULL when malformed. The result points into it
  * (not terminated): *len bytes. */
-static const uint8_t *take(vor_in *in, size_t *len) { return vor_in_string(in, len); }
+static const uint8_t *take(vor_in *in, size_t *len) {
+    return vor_in_string(in, len);
+}
 
 /* Copies the decoded record to w->edited with its site list passed through the editor.
  * Returns 1 when something changed, 0 when not (or the record is not one to edit), -1 out
@@ -154,7 +156,8 @@ static int rewrite_record(rewriter *w, const uint8_t *head, uint32_t body) {
     if (size & VOR_RECORD_COMPRESSED) {
         vor_in in = {raw, raw + body, 0};
         uint64_t d = vor_in_varint(&in);
-        if (in.failed || d == 0 || d > VOR_READER_MAX_RECORD_BYTES || reserve(&w->decoded, &w->decoded_cap, (size_t)d) != 0 ||
+        if (in.failed || d == 0 || d > VOR_READER_MAX_RECORD_BYTES ||
+            reserve(&w->decoded, &w->decoded_cap, (size_t)d) != 0 ||
             LZ4_decompress_safe((const char *)in.p, (char *)w->decoded, (int)vor_in_left(&in), (int)d) != (int)d)
             return fwrite(w->record, 1, total, w->out) == total ? 0 : -1; /* the reader's business */
         raw = w->decoded;

@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "arg_parser.h"
 #include "vor/reader.h"
 
 /* ---- Exit statuses ------------------------------------------------------------------ */
@@ -145,12 +146,9 @@ char *cli_text_show_middle(char *out, size_t cap, const char *s, size_t max_show
 #define CLI_MAX_OPTIONS 32    /* option ids are 0 .. CLI_MAX_OPTIONS-1 */
 #define CLI_MAX_POSITIONAL 16 /* file names on one command line */
 
-typedef struct cli_option {
-    const char *long_name; /* without the dashes: "format" for --format */
-    char short_name;       /* 'o' for -o, 0 for none */
-    int takes_value;       /* 1: --format csv, --format=csv, -o out, -oout */
-    int id;                /* index into cli_args.values */
-} cli_option;
+/* An option: {long name, short letter, takes a value, id (index into cli_args.values)},
+ * read by the `vor` command's one parser (native/args/arg_parser.h). */
+typedef vor_arg_option cli_option;
 
 typedef struct cli_args {
     const char *values[CLI_MAX_OPTIONS]; /* the last value given; "" for a flag; NULL if absent */
@@ -174,11 +172,11 @@ typedef struct cli_output {
     FILE *f;
     const char *path; /* as given; NULL for stdout */
     const char *cmd;
-    char *buffer;     /* stdio buffer of a file output */
-    char *target;     /* the file that gets the output: path, or where its symlinks lead */
-    char *temp;       /* the temporary written instead, renamed over target on success;
-                         NULL when writing to target directly (a device, a FIFO) */
-    int removable;    /* written directly to a regular file: removed when the command fails */
+    char *buffer;  /* stdio buffer of a file output */
+    char *target;  /* the file that gets the output: path, or where its symlinks lead */
+    char *temp;    /* the temporary written instead, renamed over target on success;
+                      NULL when writing to target directly (a device, a FIFO) */
+    int removable; /* written directly to a regular file: removed when the command fails */
 } cli_output;
 
 /* Before any work: refuses an empty output path (usage error; `option` names it, "-o") and
@@ -219,8 +217,8 @@ typedef struct cli_progress {
     char subject[96];  /* the file, escaped and shortened to fit a terminal line */
     const char *phase; /* shown before the count when not NULL, e.g. "pass 1 of 2" */
     uint64_t total_bytes;
-    uint64_t last_ms;  /* monotonic ms of the last update printed */
-    int shown;         /* a line is on screen */
+    uint64_t last_ms; /* monotonic ms of the last update printed */
+    int shown;        /* a line is on screen */
 } cli_progress;
 
 /* Enabled only when `want` and stderr is a terminal. */
@@ -255,9 +253,9 @@ typedef struct cli_capture {
     vor_reader *reader;
     const char *path;
     const char *cmd;
-    uint64_t file_size; /* at open */
-    uint64_t frames;    /* frames read so far */
-    uint64_t damage_noted; /* damaged records reported so far (one note each) */
+    uint64_t file_size;                      /* at open */
+    uint64_t frames;                         /* frames read so far */
+    uint64_t damage_noted;                   /* damaged records reported so far (one note each) */
     char reader_name[CLI_READER_NAME_BYTES]; /* how the reader's messages name the file */
 } cli_capture;
 
@@ -302,14 +300,14 @@ typedef struct quantile_page quantile_page;
 typedef struct quantile {
     uint64_t count;
     double min, max;
-    double *exact;        /* while exact: the values (sorted when `sorted`) */
+    double *exact; /* while exact: the values (sorted when `sorted`) */
     uint32_t n_exact, cap_exact, exact_max;
     int sorted;
-    int histogram;        /* 1 once switched */
-    quantile_page **pages; /* sorted by key */
+    int histogram;            /* 1 once switched */
+    quantile_page **pages;    /* sorted by key */
     quantile_page *last_page; /* the page of the previous value */
     uint32_t n_pages, cap_pages;
-    uint64_t *budget;     /* shared count of exact values still allowed; NULL = none */
+    uint64_t *budget; /* shared count of exact values still allowed; NULL = none */
 } quantile;
 
 /* `exact_max` 0 means QUANTILE_EXACT_MAX; `budget` may be NULL. */
@@ -382,20 +380,6 @@ uint32_t *id_map_find(const id_map *m, uint32_t id);
  * value ID_MAP_EMPTY). */
 uint32_t *id_map_put(id_map *m, uint32_t id, uint32_t value);
 
-/* ---- End order to begin order (core/src/scope_order.c, shared with VOR_TRACE) ---------- */
-
-#include "scope_order.h"
-
-#define SCOPE_ORDER_END VOR_SCOPE_ORDER_END
-typedef vor_scope_subtree scope_order_entry;
-
-/* The scopes of one thread of one frame, end order -> pre-order through next[] (see
- * scope_order.h): the order of Chrome trace X events and of flame graph builders. */
-static inline uint32_t scope_preorder(const vor_reader_scope *scopes, uint32_t n, uint32_t *next,
-                                      scope_order_entry *stack) {
-    return vor_scope_preorder(scopes, n, next, stack);
-}
-
 /* ---- The stack engine: flame frames -> stacks, self times, per-name figures (stacks.c) ---- */
 
 #include "flamegraph.h"
@@ -405,22 +389,22 @@ static inline uint32_t scope_preorder(const vor_reader_scope *scopes, uint32_t n
 #define STACKS_MORE_THREADS "[more threads than vor keeps]"
 #define STACKS_DEFAULT_MAX_FRAME_SCOPES (1u << 20) /* scopes of one frame the commands read */
 #define STACKS_LIMIT_MAX_FRAME_SCOPES (1u << 24)   /* the largest --max-frame-scopes */
-#define STACKS_BYTES_PER_SCOPE 88u /* the reader's 32 + the engine's scratch, per scope of a frame */
-#define STACKS_MAX_SITES (1u << 20)   /* site ids whose names are cached */
-#define STACKS_MAX_THREADS (1u << 16) /* distinct threads kept apart; more merge */
-#define STACKS_EXACT_BUDGET (8u * 1024u * 1024u) /* per-frame values kept exactly, all names */
+#define STACKS_BYTES_PER_SCOPE 88u                 /* the reader's 32 + the engine's scratch, per scope of a frame */
+#define STACKS_MAX_SITES (1u << 20)                /* site ids whose names are cached */
+#define STACKS_MAX_THREADS (1u << 16)              /* distinct threads kept apart; more merge */
+#define STACKS_EXACT_BUDGET (8u * 1024u * 1024u)   /* per-frame values kept exactly, all names */
 
 enum { STACKS_OK = 0, STACKS_TOO_MANY = 1, STACKS_NO_MEMORY = 2 };
 
 /* Per scope name, over the flame frames read. Times in ns, compensated unless raw; sums
  * saturate at INT64_MAX. */
 typedef struct stacks_name {
-    uint64_t calls;      /* scopes that ended in the frames read */
-    int64_t total_ns;    /* time inside the frames read; nested calls of the same name once */
-    int64_t self_ns;     /* time not spent in child scopes */
-    int64_t duration_ns; /* full durations of the ended scopes (mean = duration_ns / calls) */
-    int64_t max_ns;      /* the longest ended scope */
-    int64_t frame_ns;    /* total in the last frame added, for names in stacks.touched */
+    uint64_t calls;        /* scopes that ended in the frames read */
+    int64_t total_ns;      /* time inside the frames read; nested calls of the same name once */
+    int64_t self_ns;       /* time not spent in child scopes */
+    int64_t duration_ns;   /* full durations of the ended scopes (mean = duration_ns / calls) */
+    int64_t max_ns;        /* the longest ended scope */
+    int64_t frame_ns;      /* total in the last frame added, for names in stacks.touched */
     int64_t frame_self_ns; /* self time likewise */
     uint64_t frame_stamp;
 } stacks_name;
@@ -443,13 +427,21 @@ typedef struct stacks_stats {
     uint64_t out_of_memory;
 } stacks_stats;
 
+struct stacks_scratch;
 typedef struct stacks_options {
-    flamegraph_tree *tree; /* NULL: per-name figures only; else scopes go in (not reversed) */
-    int thread_roots;      /* a frame per thread at the bottom of the tree's stacks */
-    int raw;               /* no overhead compensation */
+    flamegraph_tree *tree;     /* NULL: per-name figures only; else scopes go in (not reversed) */
+    int thread_roots;          /* a frame per thread at the bottom of the tree's stacks */
+    int raw;                   /* no overhead compensation */
     uint64_t max_frame_scopes; /* 0 = STACKS_DEFAULT_MAX_FRAME_SCOPES */
-    double weight;         /* tree values multiplied by it; 0 = 1 */
-    int per_frame;         /* keep each name's per-frame distributions */
+    double weight;             /* tree values multiplied by it; 0 = 1 */
+    int per_frame;             /* keep each name's per-frame distributions */
+    /* Called for each thread of each flame frame once its scopes' figures are known, with
+     * the engine's scratch for that thread (indices as in ts->scopes: contrib, self, total,
+     * parent, child lists): exports that lay scopes out in time (speedscope) read them
+     * there rather than computing the reading rules a second time. NULL: not called. */
+    void (*on_thread)(void *ctx, const vor_reader_frame *f, const vor_reader_thread_scopes *ts,
+                      const struct stacks_scratch *k);
+    void *on_thread_ctx;
 } stacks_options;
 
 typedef struct stacks_scratch {
@@ -466,24 +458,24 @@ typedef struct stacks {
     double scope_cost_ns, function_cost_ns; /* in force: 0 when raw or unknown */
     int costs_known;                        /* the capture has calibrated costs */
     int compensating;
-    name_table *names;                      /* scope names; ids index by_name */
+    name_table *names; /* scope names; ids index by_name */
     stacks_name *by_name;
-    uint32_t *active;                       /* per name: instances on the walk's path */
+    uint32_t *active; /* per name: instances on the walk's path */
     uint32_t cap_names;
-    uint32_t more_names;                    /* the name id of STACKS_MORE_NAMES */
-    stacks_frame_dist **dist;               /* by name id (per_frame), made on first use */
+    uint32_t more_names;      /* the name id of STACKS_MORE_NAMES */
+    stacks_frame_dist **dist; /* by name id (per_frame), made on first use */
     uint32_t cap_dist;
-    uint64_t exact_budget;                  /* shared by the distributions */
-    uint32_t *touched;                      /* names with time in the last frame added */
+    uint64_t exact_budget; /* shared by the distributions */
+    uint32_t *touched;     /* names with time in the last frame added */
     uint32_t n_touched, cap_touched;
     uint64_t frame_stamp;
-    uint64_t frame_scopes;                  /* scopes of the last frame added */
-    id_map sites;                           /* site id -> site_slots index */
+    uint64_t frame_scopes; /* scopes of the last frame added */
+    id_map sites;          /* site id -> site_slots index */
     site_slot *site_slots;
     uint32_t n_site_slots, cap_site_slots;
-    uint32_t last_site_id, last_site_name;  /* the last site named, and its name id */
+    uint32_t last_site_id, last_site_name; /* the last site named, and its name id */
     const char *last_site_reader_name;
-    id_map threads;                         /* thread ids met (bounded) */
+    id_map threads; /* thread ids met (bounded) */
     stacks_scratch scratch;
     stacks_stats stats;
 } stacks;
@@ -516,20 +508,19 @@ const char *stacks_thread_name(const vor_reader *r, uint32_t id, char fallback[3
 flamegraph_tree *stacks_final_tree(stacks *s, const vor_reader *r, const flamegraph_tree_options *options,
                                    const char *only_thread, int escape, flamegraph_status *status);
 
-
 /* ---- Summary (cmd_summary.c collects, summary_print.c prints) --------------------------------- */
 
 typedef struct summary {
     const char *path;
-    const vor_reader *reader;   /* open while printing: columns and header facts */
+    const vor_reader *reader; /* open while printing: columns and header facts */
     uint64_t frames, flame_frames, scopes, dropped_scopes;
     uint64_t first_index, last_index;
     int64_t first_start_ns, last_end_ns;
-    int64_t overhead_ns;        /* saturating */
+    int64_t overhead_ns; /* saturating */
     metric_stats metrics;
-    stacks st;                  /* per-name calls, total and self time */
+    stacks st; /* per-name calls, total and self time */
     struct drop_stats *drops;
-    uint32_t top;               /* rows in each top-scopes table */
+    uint32_t top; /* rows in each top-scopes table */
 } summary;
 
 void summary_print_text(summary *s, FILE *out);
@@ -538,20 +529,37 @@ void summary_print_json(summary *s, FILE *out);
 /* ---- Export formats (export_*.c), called by cmd_export.c --------------------------------------- */
 
 typedef struct export_job {
-    const char *cmd;       /* "export" */
-    cli_capture *capture;  /* open, header read */
+    const char *cmd;      /* "export" */
+    cli_capture *capture; /* open, header read */
     cli_output *out;
     cli_progress *progress;
-    int thread_roots;      /* folded: thread name as the root frame (not --no-thread) */
-    uint32_t max_stacks;   /* folded: distinct stacks kept (0 = default) */
-    int raw;               /* folded: no overhead compensation (--raw) */
+    int thread_roots;          /* folded: thread name as the root frame (not --no-thread) */
+    uint32_t max_stacks;       /* folded: distinct stacks kept (0 = default) */
+    int raw;                   /* folded: no overhead compensation (--raw) */
     uint64_t max_frame_scopes; /* scopes one frame may hold (--max-frame-scopes) */
+    /* --frames A..B (export_frames.c): only frames with index in [frames_first,
+     * frames_last] are exported; what the reading met, for the message when none was. */
+    int has_frames;
+    uint64_t frames_first, frames_last;
+    uint64_t frames_selected, frames_met, met_first, met_last;
+    int range_passed; /* a frame beyond frames_last was met: reading stopped there */
 } export_job;
+
+/* The next frame the export wants from `c` (the job's capture, or csv's second reader):
+ * frames before --frames' first are skipped (with progress), and reading stops at the
+ * first frame beyond its last. 1 with *f, 0 at the end, -1 after a reader error printed. */
+int export_next_frame(export_job *job, cli_capture *c, vor_reader_frame *f);
+/* After the frames were read: CLI_EXIT_USAGE with a message when --frames selected none
+ * ("--frames 900..950 selects no frame: the capture's frames are 0 to 199"), else 0. */
+int export_check_selection(export_job *job);
+/* Clears what export_next_frame counted (csv reads the capture twice). */
+void export_restart_selection(export_job *job);
 
 /* Each returns an exit status, having printed any message. Input errors: CLI_EXIT_USAGE. */
 int export_csv(export_job *job);
 int export_folded(export_job *job);
 int export_chrome(export_job *job);
+int export_speedscope(export_job *job);
 
 /* ---- Text formats (csv.c, json_writer.c, numfmt.c) --------------------------------------------- */
 
@@ -623,21 +631,21 @@ int capture_rewrite(FILE *in, FILE *out, const vor_reader *r, const rewrite_edit
 #define DROPS_MAX_ENTRIES 256u /* distinct (cause, thread) pairs kept; more merge per cause */
 
 typedef struct drop_entry {
-    uint32_t cause;     /* vor_drop_cause */
+    uint32_t cause; /* vor_drop_cause */
     uint32_t thread_id;
-    int any_thread;     /* merged: threads past DROPS_MAX_ENTRIES */
+    int any_thread; /* merged: threads past DROPS_MAX_ENTRIES */
     uint64_t count;
     uint64_t first_frame, last_frame; /* frame indices */
-    char thread_name[256]; /* the thread's newest name */
+    char thread_name[256];            /* the thread's newest name */
 } drop_entry;
 
 typedef struct drop_stats {
-    uint64_t total;             /* every cause but VOR_DROP_FILTERED; saturating */
+    uint64_t total; /* every cause but VOR_DROP_FILTERED; saturating */
     uint64_t frames_with_drops;
-    uint64_t in_flame_frames;   /* dropped from frames that carry scopes */
-    uint64_t unattributed;      /* cause not recorded (format 1.0 frames give a total only) */
+    uint64_t in_flame_frames; /* dropped from frames that carry scopes */
+    uint64_t unattributed;    /* cause not recorded (format 1.0 frames give a total only) */
     uint64_t unattributed_frames, unattributed_first, unattributed_last;
-    uint64_t filtered;          /* VOR_DROP_FILTERED: left out on purpose, not in total */
+    uint64_t filtered; /* VOR_DROP_FILTERED: left out on purpose, not in total */
     drop_entry *entries;
     uint32_t n_entries, cap_entries;
 } drop_stats;

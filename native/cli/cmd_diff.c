@@ -21,42 +21,41 @@
 #include "diff_stats.h"
 #include "flamegraph.h"
 
-const char cmd_diff_help[] =
-    "usage: vor diff A B [--svg OUT.svg] [--top N] [--json] [--raw]\n"
-    "\n"
-    "Compares two captures scope by scope: calls, total time, and the mean and p95 time\n"
-    "per flame frame (a frame without the scope counts as 0) in A and in B, with B/A of\n"
-    "the means, sorted by the largest change in time per frame. Scopes are matched by\n"
-    "name, so captures of different builds (native and wasm) compare. Times are the\n"
-    "scopes' time inside the flame frames (a scope nested in one of the same name counted\n"
-    "once), compensated for the profiler's own cost when a capture records it. The\n"
-    "header lines say how many scopes each capture dropped in its flame frames, and why.\n"
-    "Both captures need flame frames (record with VOR_RECORD_FLAME=1).\n"
-    "\n"
-    "options:\n"
-    "  --svg OUT.svg  also write a differential flame graph: B's widths, red where B is\n"
-    "                 slower, blue where faster (B scaled to A's flame frame count).\n"
-    "                 Threads are merged: stacks match by name path (their scope names\n"
-    "                 from the outermost), whatever thread ran them. OUT.svg is replaced\n"
-    "                 only once complete, and cannot be A or B.\n"
-    "  --title TEXT   title of the SVG\n"
-    "  --top N        rows of the table (default 40; 0 = all)\n"
-    "  --json         print the table as JSON (times in ns)\n"
-    "  --raw          no overhead compensation: times as recorded\n"
-    "  --max-frame-scopes N\n"
-    "                 scopes read from one frame (default 1048576, up to 16777216); a\n"
-    "                 frame with more is an error (about 88 bytes of memory each)\n"
-    "  -h, --help     this help\n"
-    "\n"
-    "exit status: 0 ok, 2 bad usage or bad input, 1 output could not be written.\n";
+const char cmd_diff_help[] = "usage: vor diff A B [--svg OUT.svg] [--top N] [--json] [--raw]\n"
+                             "\n"
+                             "Compares two captures scope by scope: calls, total time, and the mean and p95 time\n"
+                             "per flame frame (a frame without the scope counts as 0) in A and in B, with B/A of\n"
+                             "the means, sorted by the largest change in time per frame. Scopes are matched by\n"
+                             "name, so captures of different builds (native and wasm) compare. Times are the\n"
+                             "scopes' time inside the flame frames (a scope nested in one of the same name counted\n"
+                             "once), compensated for the profiler's own cost when a capture records it. The\n"
+                             "header lines say how many scopes each capture dropped in its flame frames, and why.\n"
+                             "Both captures need flame frames (record with VOR_RECORD_FLAME=1).\n"
+                             "\n"
+                             "options:\n"
+                             "  --svg OUT.svg  also write a differential flame graph: B's widths, red where B is\n"
+                             "                 slower, blue where faster (B scaled to A's flame frame count).\n"
+                             "                 Threads are merged: stacks match by name path (their scope names\n"
+                             "                 from the outermost), whatever thread ran them. OUT.svg is replaced\n"
+                             "                 only once complete, and cannot be A or B.\n"
+                             "  --title TEXT   title of the SVG\n"
+                             "  --top N        rows of the table (default 40; 0 = all)\n"
+                             "  --json         print the table as JSON (times in ns)\n"
+                             "  --raw          no overhead compensation: times as recorded\n"
+                             "  --max-frame-scopes N\n"
+                             "                 scopes read from one frame (default 1048576, up to 16777216); a\n"
+                             "                 frame with more is an error (about 88 bytes of memory each)\n"
+                             "  -h, --help     this help\n"
+                             "\n"
+                             "exit status: 0 ok, 2 bad usage or bad input, 1 output could not be written.\n";
 
 static const char *const CMD = "diff";
 
 enum { OPT_SVG, OPT_TITLE, OPT_TOP, OPT_JSON, OPT_RAW, OPT_MAX_FRAME_SCOPES, OPT_HELP };
 
 static const cli_option diff_options[] = {
-    {"svg", 0, 1, OPT_SVG},   {"title", 0, 1, OPT_TITLE}, {"top", 0, 1, OPT_TOP},
-    {"json", 0, 0, OPT_JSON}, {"raw", 0, 0, OPT_RAW},     {"max-frame-scopes", 0, 1, OPT_MAX_FRAME_SCOPES},
+    {"svg", 0, 1, OPT_SVG},     {"title", 0, 1, OPT_TITLE}, {"top", 0, 1, OPT_TOP},
+    {"json", 0, 0, OPT_JSON},   {"raw", 0, 0, OPT_RAW},     {"max-frame-scopes", 0, 1, OPT_MAX_FRAME_SCOPES},
     {"help", 'h', 0, OPT_HELP},
 };
 
@@ -88,7 +87,9 @@ static int read_capture(const char *path, diff_stats *stats, const stacks_option
 static void side_notes(char *buf, size_t cap, const diff_stats *s) {
     char drops[400];
     snprintf(buf, cap, "%s; times %s", drop_stats_line(&s->drops, drops, sizeof drops),
-             s->st.compensating ? "compensated" : s->st.costs_known ? "raw (--raw)" : "raw (no calibrated cost recorded)");
+             s->st.compensating  ? "compensated"
+             : s->st.costs_known ? "raw (--raw)"
+                                 : "raw (no calibrated cost recorded)");
 }
 
 static int compare_rows(const void *x, const void *y) {
@@ -98,7 +99,7 @@ static int compare_rows(const void *x, const void *y) {
     return strcmp(a->name, b->name);
 }
 
-#define NAME_COLUMN_MAX 48     /* bytes of a scope name in the text table */
+#define NAME_COLUMN_MAX 48      /* bytes of a scope name in the text table */
 #define SUBTITLE_PATH_SHOWN 160 /* bytes of each capture's path in the SVG's subtitle */
 
 static void ms(char *out, size_t cap, double ns) {
@@ -137,9 +138,9 @@ static void print_text(FILE *out, const char *path_a, const char *path_b, const 
         else
             snprintf(ratio, sizeof ratio, "%s", r->mean_b > 0 ? "new" : "-");
         if (r->b == NULL) snprintf(ratio, sizeof ratio, "gone");
-        fprintf(out, "%-*s %9llu %9llu %11s %11s %9s %9s %9s %9s %8s\n", width, cli_text_show(name, sizeof name, r->name),
-                (unsigned long long)(r->a ? r->a->calls : 0), (unsigned long long)(r->b ? r->b->calls : 0), ta, tb,
-                ma, mb, pa, pb, ratio);
+        fprintf(out, "%-*s %9llu %9llu %11s %11s %9s %9s %9s %9s %8s\n", width,
+                cli_text_show(name, sizeof name, r->name), (unsigned long long)(r->a ? r->a->calls : 0),
+                (unsigned long long)(r->b ? r->b->calls : 0), ta, tb, ma, mb, pa, pb, ratio);
     }
 }
 
@@ -194,12 +195,12 @@ static int write_svg(const char *svg_path, const char *title, const char *path_a
     int status = (ta && tb) ? CLI_EXIT_OK : cli_fail(CLI_EXIT_IO, CMD, NULL, "out of memory");
     /* Threads merged (no thread frames): stacks match by name path. */
     stacks_options oa = {
-        .tree = ta, .thread_roots = 0, .raw = raw, .max_frame_scopes = max_frame_scopes, .weight = 1.0
-    };
-    stacks_options ob = {
-        .tree = tb, .thread_roots = 0, .raw = raw, .max_frame_scopes = max_frame_scopes,
-        .weight = frames_b ? (double)frames_a / (double)frames_b : 1.0
-    };
+        .tree = ta, .thread_roots = 0, .raw = raw, .max_frame_scopes = max_frame_scopes, .weight = 1.0};
+    stacks_options ob = {.tree = tb,
+                         .thread_roots = 0,
+                         .raw = raw,
+                         .max_frame_scopes = max_frame_scopes,
+                         .weight = frames_b ? (double)frames_a / (double)frames_b : 1.0};
     diff_stats sa, sb;
     memset(&sa, 0, sizeof sa);
     memset(&sb, 0, sizeof sb);
@@ -208,10 +209,12 @@ static int write_svg(const char *svg_path, const char *title, const char *path_a
     if (status == CLI_EXIT_OK) {
         char subtitle[1024], notes[1200], notes_a[512], notes_b[512], shown_a[SUBTITLE_PATH_SHOWN + 1],
             shown_b[SUBTITLE_PATH_SHOWN + 1];
-        snprintf(subtitle, sizeof subtitle, "A: %s (%llu flame frames) → B: %s (%llu)%s; threads merged; stacks match by name path",
-                 cli_text_show_middle(shown_a, sizeof shown_a, path_a, SUBTITLE_PATH_SHOWN), (unsigned long long)frames_a,
-                 cli_text_show_middle(shown_b, sizeof shown_b, path_b, SUBTITLE_PATH_SHOWN), (unsigned long long)frames_b,
-                 frames_a != frames_b ? ", B scaled to A's frame count" : "");
+        snprintf(subtitle, sizeof subtitle,
+                 "A: %s (%llu flame frames) → B: %s (%llu)%s; threads merged; stacks match by name path",
+                 cli_text_show_middle(shown_a, sizeof shown_a, path_a, SUBTITLE_PATH_SHOWN),
+                 (unsigned long long)frames_a,
+                 cli_text_show_middle(shown_b, sizeof shown_b, path_b, SUBTITLE_PATH_SHOWN),
+                 (unsigned long long)frames_b, frames_a != frames_b ? ", B scaled to A's frame count" : "");
         side_notes(notes_a, sizeof notes_a, table_a);
         side_notes(notes_b, sizeof notes_b, table_b);
         snprintf(notes, sizeof notes, "A: %s. B: %s", notes_a, notes_b);
@@ -229,7 +232,8 @@ static int write_svg(const char *svg_path, const char *title, const char *path_a
             flamegraph_status st = flamegraph_write_diff_svg(ta, tb, &so, out.f, &err);
             int write_errno = errno;
             if (st == FLAMEGRAPH_ERR_WRITE)
-                status = cli_write_error(CMD, cli_output_name(&out), out.path == NULL, write_errno, "cannot write the SVG");
+                status =
+                    cli_write_error(CMD, cli_output_name(&out), out.path == NULL, write_errno, "cannot write the SVG");
             else if (st != FLAMEGRAPH_OK && st != FLAMEGRAPH_DROPPED && st != FLAMEGRAPH_ERR_EMPTY)
                 status = cli_fail(CLI_EXIT_IO, CMD, svg_path, "%s", err.message);
             status = cli_output_close(&out, status, status != CLI_EXIT_OK);
@@ -255,7 +259,8 @@ int cmd_diff(int argc, char **argv) {
     uint64_t top = 40, max_frame_scopes = 0;
     if (args.values[OPT_TOP] && cli_parse_u64(args.values[OPT_TOP], 0, 1000000, &top) != 0)
         return cli_usage_error(CMD, "--top: '%s' is not a number of rows", args.values[OPT_TOP]);
-    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0) return CLI_EXIT_USAGE;
+    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0)
+        return CLI_EXIT_USAGE;
     int raw = args.values[OPT_RAW] != NULL;
     const char *path_a = args.positional[0], *path_b = args.positional[1];
     /* --svg replaces its file when done, and the table goes to stdout: neither may be A or B. */
@@ -268,10 +273,12 @@ int cmd_diff(int argc, char **argv) {
     diff_stats sa, sb;
     memset(&sa, 0, sizeof sa);
     memset(&sb, 0, sizeof sb);
-    stacks_options table = {
-        .tree = NULL, .thread_roots = 0, .raw = raw, .max_frame_scopes = max_frame_scopes, .weight = 1.0,
-        .per_frame = 1
-    };
+    stacks_options table = {.tree = NULL,
+                            .thread_roots = 0,
+                            .raw = raw,
+                            .max_frame_scopes = max_frame_scopes,
+                            .weight = 1.0,
+                            .per_frame = 1};
     status = read_capture(path_a, &sa, &table);
     if (status == CLI_EXIT_OK) status = read_capture(path_b, &sb, &table);
     if (status == CLI_EXIT_OK && (sa.flame_frames == 0 || sb.flame_frames == 0))
@@ -324,7 +331,8 @@ int cmd_diff(int argc, char **argv) {
         if (fflush(stdout) != 0 || ferror(stdout)) status = cli_write_error(CMD, "stdout", 1, errno, NULL);
     }
     if (status == CLI_EXIT_OK && args.values[OPT_SVG])
-        status = write_svg(args.values[OPT_SVG], args.values[OPT_TITLE], path_a, path_b, &sa, &sb, raw, max_frame_scopes);
+        status =
+            write_svg(args.values[OPT_SVG], args.values[OPT_TITLE], path_a, path_b, &sa, &sb, raw, max_frame_scopes);
     free(rows);
     diff_stats_free(&sa);
     diff_stats_free(&sb);

@@ -72,7 +72,8 @@ typedef struct capture_notes {
 
 static void compose_notes(capture_notes *n, const stacks *st, const drop_stats *drops) {
     char line[512];
-    size_t len = cli_append(n->text, sizeof n->text, 0, "%s in these frames", drop_stats_line(drops, line, sizeof line));
+    size_t len =
+        cli_append(n->text, sizeof n->text, 0, "%s in these frames", drop_stats_line(drops, line, sizeof line));
     if (st->compensating)
         len = cli_append(n->text, sizeof n->text, len, "; times compensated for the profiler's own cost (%s)",
                          stacks_costs_text(st, line, sizeof line));
@@ -98,11 +99,13 @@ static int from_capture(flamegraph_tree **tree, const flamegraph_options *opt, c
     memset(&st, 0, sizeof st);
     drop_stats drops;
     drop_stats_init(&drops);
-    stacks_options so = {
-        .tree = engine_tree, .thread_roots = 1, .raw = opt->raw, .max_frame_scopes = opt->max_frame_scopes,
-        .weight = 1.0
-    };
-    if (!engine_tree || stacks_init(&st, &so, c.reader) != 0) status = cli_fail(CLI_EXIT_IO, CMD, NULL, "out of memory");
+    stacks_options so = {.tree = engine_tree,
+                         .thread_roots = 1,
+                         .raw = opt->raw,
+                         .max_frame_scopes = opt->max_frame_scopes,
+                         .weight = 1.0};
+    if (!engine_tree || stacks_init(&st, &so, c.reader) != 0)
+        status = cli_fail(CLI_EXIT_IO, CMD, NULL, "out of memory");
     cli_progress progress;
     cli_progress_init(&progress, CMD, path, c.file_size, 1);
     vor_reader_frame f;
@@ -127,8 +130,9 @@ static int from_capture(flamegraph_tree **tree, const flamegraph_options *opt, c
         status = cli_fail(CLI_EXIT_USAGE, CMD, path, "%s",
                           notes->flame_frames == 0 && !opt->has_frames
                               ? "the capture has no flame frames (record with VOR_RECORD_FLAME=1)"
-                          : opt->has_frames || opt->thread_name ? "no scopes in the frames and threads selected (--frames/--thread)"
-                                                                 : "the flame frames hold no scope time");
+                          : opt->has_frames || opt->thread_name
+                              ? "no scopes in the frames and threads selected (--frames/--thread)"
+                              : "the flame frames hold no scope time");
     if (status == CLI_EXIT_OK) {
         drop_stats_sort(&drops);
         compose_notes(notes, &st, &drops);
@@ -177,7 +181,8 @@ int cmd_flamegraph(int argc, char **argv) {
     if (status != CLI_EXIT_OK) return status;
 
     if (opt.folded_path && (opt.raw || opt.max_frame_scopes || opt.has_frames || opt.thread_name))
-        return cli_usage_error(CMD, "--frames, --thread, --raw and --max-frame-scopes apply to a capture, not to --folded");
+        return cli_usage_error(CMD,
+                               "--frames, --thread, --raw and --max-frame-scopes apply to a capture, not to --folded");
     if (!opt.max_frame_scopes) opt.max_frame_scopes = STACKS_DEFAULT_MAX_FRAME_SCOPES;
 
     flamegraph_tree *tree = NULL;

@@ -26,8 +26,24 @@ static const char help[] =
     "  DATE           2026-11-24, 2026-11-24T22:35[:04][Z] (UTC), or ms since 1970\n"
     "  --json         the server's JSON answer as is\n";
 
-enum { OPT_SERVER, OPT_PROJECT, OPT_PROCESS, OPT_HOST, OPT_STATE, OPT_SCOPE, OPT_SINCE, OPT_UNTIL, OPT_SORT,
-       OPT_ORDER, OPT_LIMIT, OPT_OFFSET, OPT_TOKEN_FILE, OPT_JSON, OPT_HELP, N_QUERY = OPT_TOKEN_FILE };
+enum {
+    OPT_SERVER,
+    OPT_PROJECT,
+    OPT_PROCESS,
+    OPT_HOST,
+    OPT_STATE,
+    OPT_SCOPE,
+    OPT_SINCE,
+    OPT_UNTIL,
+    OPT_SORT,
+    OPT_ORDER,
+    OPT_LIMIT,
+    OPT_OFFSET,
+    OPT_TOKEN_FILE,
+    OPT_JSON,
+    OPT_HELP,
+    N_QUERY = OPT_TOKEN_FILE
+};
 
 static void add_param(char *q, size_t cap, const char *name, const char *value) {
     size_t o = strlen(q);
@@ -67,11 +83,16 @@ static const char *object_end(const char *p) {
     int depth = 0, str = 0;
     for (; *p; p++) {
         if (str) {
-            if (*p == '\\' && p[1]) p++;
-            else if (*p == '"') str = 0;
-        } else if (*p == '"') str = 1;
-        else if (*p == '{' || *p == '[') depth++;
-        else if ((*p == '}' || *p == ']') && --depth == 0) return p + 1;
+            if (*p == '\\' && p[1])
+                p++;
+            else if (*p == '"')
+                str = 0;
+        } else if (*p == '"')
+            str = 1;
+        else if (*p == '{' || *p == '[')
+            depth++;
+        else if ((*p == '}' || *p == ']') && --depth == 0)
+            return p + 1;
     }
     return p;
 }
@@ -81,8 +102,8 @@ static void print_table(const char *body) {
     if (!p) return;
     p += 12;
     int n = 0;
-    printf("%-24s %-17s %-14s %-16s %9s %10s %9s %-8s %s\n", "id", "start (UTC)", "project", "process", "frames", "span s",
-           "MB", "ended", "top scope by self time");
+    printf("%-24s %-17s %-14s %-16s %9s %10s %9s %-8s %s\n", "id", "start (UTC)", "project", "process", "frames",
+           "span s", "MB", "ended", "top scope by self time");
     while (*p == '{' || *p == ',') {
         if (*p == ',') {
             p++;
@@ -100,8 +121,10 @@ static void print_table(const char *body) {
         member(p, end, "upload", upload, sizeof upload);
         member(p, end, "start_ms", start, sizeof start);
         const char *ts = strstr(p, "\"top_self\":[{");
-        if (ts && ts < end) member(ts, end, "name", top, sizeof top);
-        else top[0] = '\0';
+        if (ts && ts < end)
+            member(ts, end, "name", top, sizeof top);
+        else
+            top[0] = '\0';
         char when[32] = "-";
         if (start[0]) {
             time_t t = (time_t)(strtoll(start, NULL, 10) / 1000);
@@ -112,9 +135,12 @@ static void print_table(const char *body) {
         char span_s[32] = "-", mb[32];
         if (span[0]) snprintf(span_s, sizeof span_s, "%.3f", strtod(span, NULL) / 1e9);
         snprintf(mb, sizeof mb, "%.2f", strtod(bytes, NULL) / 1e6);
-        const char *how = !strcmp(upload, "uploading") ? "live" : !strcmp(upload, "open") ? "open" : ended[0] ? ended : "-";
-        printf("%-24s %-17s %-14.14s %-16.16s %9s %10s %9s %-8s ", id, when, proj, proc, frames[0] ? frames : "-", span_s,
-               mb, how);
+        const char *how = !strcmp(upload, "uploading") ? "live"
+                          : !strcmp(upload, "open")    ? "open"
+                          : ended[0]                   ? ended
+                                                       : "-";
+        printf("%-24s %-17s %-14.14s %-16.16s %9s %10s %9s %-8s ", id, when, proj, proc, frames[0] ? frames : "-",
+               span_s, mb, how);
         cli_text_fputs(stdout, top);
         putchar('\n');
         n++;
@@ -127,13 +153,22 @@ static void print_table(const char *body) {
 }
 
 int cmd_list(int argc, char **argv) {
-    static const cli_option options[] = {
-        {"server", 0, 1, OPT_SERVER}, {"project", 0, 1, OPT_PROJECT}, {"process", 0, 1, OPT_PROCESS},
-        {"host", 0, 1, OPT_HOST},     {"state", 0, 1, OPT_STATE},     {"scope", 0, 1, OPT_SCOPE},
-        {"since", 0, 1, OPT_SINCE},   {"until", 0, 1, OPT_UNTIL},     {"sort", 0, 1, OPT_SORT},
-        {"order", 0, 1, OPT_ORDER},   {"limit", 0, 1, OPT_LIMIT},     {"offset", 0, 1, OPT_OFFSET},
-        {"token-file", 0, 1, OPT_TOKEN_FILE}, {"json", 0, 0, OPT_JSON}, {"help", 'h', 0, OPT_HELP}};
-    static const char *const names[N_QUERY] = {NULL,    "project", "process", "host", "state", "scope",
+    static const cli_option options[] = {{"server", 0, 1, OPT_SERVER},
+                                         {"project", 0, 1, OPT_PROJECT},
+                                         {"process", 0, 1, OPT_PROCESS},
+                                         {"host", 0, 1, OPT_HOST},
+                                         {"state", 0, 1, OPT_STATE},
+                                         {"scope", 0, 1, OPT_SCOPE},
+                                         {"since", 0, 1, OPT_SINCE},
+                                         {"until", 0, 1, OPT_UNTIL},
+                                         {"sort", 0, 1, OPT_SORT},
+                                         {"order", 0, 1, OPT_ORDER},
+                                         {"limit", 0, 1, OPT_LIMIT},
+                                         {"offset", 0, 1, OPT_OFFSET},
+                                         {"token-file", 0, 1, OPT_TOKEN_FILE},
+                                         {"json", 0, 0, OPT_JSON},
+                                         {"help", 'h', 0, OPT_HELP}};
+    static const char *const names[N_QUERY] = {NULL,    "project", "process", "host",  "state", "scope",
                                                "since", "until",   "sort",    "order", "limit", "offset"};
     char query[8192] = "";
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
@@ -141,10 +176,14 @@ int cmd_list(int argc, char **argv) {
     if (!rest) return cli_fail(CLI_EXIT_IO, "list", NULL, "out of memory");
     for (int i = 1; i < argc; i++) { /* --tag may repeat */
         const char *v = NULL;
-        if (!strcmp(argv[i], "--tag")) v = i + 1 < argc ? argv[++i] : "";
-        else if (!strncmp(argv[i], "--tag=", 6)) v = argv[i] + 6;
-        if (v) add_param(query, sizeof query, "tag", v);
-        else rest[n_rest++] = argv[i];
+        if (!strcmp(argv[i], "--tag"))
+            v = i + 1 < argc ? argv[++i] : "";
+        else if (!strncmp(argv[i], "--tag=", 6))
+            v = argv[i] + 6;
+        if (v)
+            add_param(query, sizeof query, "tag", v);
+        else
+            rest[n_rest++] = argv[i];
     }
     cli_args args;
     int bad = cli_parse_args(n_rest, rest, options, sizeof options / sizeof options[0], &args);
@@ -180,7 +219,8 @@ int cmd_list(int argc, char **argv) {
         if (len && body[len - 1] != '\n') putchar('\n');
     } else {
         if (!strstr(body, "\"store\":true"))
-            cli_note("list", args.values[OPT_SERVER], "this server keeps no store (vor serve --store DIR): its FILES only");
+            cli_note("list", args.values[OPT_SERVER],
+                     "this server keeps no store (vor serve --store DIR): its FILES only");
         print_table(body);
     }
     free(body);

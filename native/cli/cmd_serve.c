@@ -46,13 +46,10 @@ int cmd_serve(int argc, char **argv) {
     vor_server_options options;
     char err[256];
     switch (vor_server_parse_args(argc, argv, &options, err, sizeof err)) {
-    case VOR_SERVER_ARGS_HELP:
-        fputs(vor_server_usage(), stdout);
-        return CLI_EXIT_OK;
+    case VOR_SERVER_ARGS_HELP: fputs(vor_server_usage(), stdout); return CLI_EXIT_OK;
     case VOR_SERVER_ARGS_ERROR: /* the server's message already points to --help */
         return cli_fail(CLI_EXIT_USAGE, "serve", NULL, "%s", err);
-    default:
-        break;
+    default: break;
     }
     char site[PATH_MAX + 32];
     options.default_site_dir = site_beside_executable(site, sizeof site);

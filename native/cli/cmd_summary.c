@@ -49,12 +49,9 @@ const char cmd_summary_help[] =
 enum { OPT_JSON, OPT_TOP, OPT_RAW, OPT_MAX_FRAME_SCOPES, OPT_QUIET, OPT_HELP };
 
 static const cli_option summary_options[] = {
-    {"json", 0, 0, OPT_JSON},
-    {"top", 0, 1, OPT_TOP},
-    {"raw", 0, 0, OPT_RAW},
-    {"max-frame-scopes", 0, 1, OPT_MAX_FRAME_SCOPES},
-    {"quiet", 'q', 0, OPT_QUIET},
-    {"help", 'h', 0, OPT_HELP},
+    {"json", 0, 0, OPT_JSON},     {"top", 0, 1, OPT_TOP},
+    {"raw", 0, 0, OPT_RAW},       {"max-frame-scopes", 0, 1, OPT_MAX_FRAME_SCOPES},
+    {"quiet", 'q', 0, OPT_QUIET}, {"help", 'h', 0, OPT_HELP},
 };
 
 #define SUMMARY_DEFAULT_TOP 10u
@@ -101,19 +98,23 @@ static int collect_frame(summary *s, cli_capture *c, const vor_reader_frame *f) 
 
 int cmd_summary(int argc, char **argv) {
     cli_args args;
-    if (cli_parse_args(argc - 1, argv + 1, summary_options, sizeof summary_options / sizeof *summary_options, &args) != 0)
+    if (cli_parse_args(argc - 1, argv + 1, summary_options, sizeof summary_options / sizeof *summary_options, &args) !=
+        0)
         return cli_usage_error(CMD, "%s", args.error);
     if (args.values[OPT_HELP]) {
         fputs(cmd_summary_help, stdout);
         return CLI_EXIT_OK;
     }
     if (args.positional_count == 0) return cli_usage_error(CMD, "no capture file given");
-    if (args.positional_count > 1) return cli_usage_error(CMD, "one capture at a time (got %d files)", args.positional_count);
+    if (args.positional_count > 1)
+        return cli_usage_error(CMD, "one capture at a time (got %d files)", args.positional_count);
     uint64_t top = SUMMARY_DEFAULT_TOP;
     if (args.values[OPT_TOP] && cli_parse_u64(args.values[OPT_TOP], 0, SUMMARY_MAX_TOP, &top) != 0)
-        return cli_usage_error(CMD, "--top needs a number from 0 to %u, not '%s'", SUMMARY_MAX_TOP, args.values[OPT_TOP]);
+        return cli_usage_error(CMD, "--top needs a number from 0 to %u, not '%s'", SUMMARY_MAX_TOP,
+                               args.values[OPT_TOP]);
     uint64_t max_frame_scopes = 0;
-    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0) return CLI_EXIT_USAGE;
+    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0)
+        return CLI_EXIT_USAGE;
     const char *path = args.positional[0];
     const char *role = "the capture being summarised"; /* `vor summary X >> X` */
     int status = cli_output_check(CMD, "stdout", NULL, &path, &role, 1);
@@ -133,10 +134,12 @@ int cmd_summary(int argc, char **argv) {
     s.top = (uint32_t)top;
     s.drops = &drops;
     metric_stats_init(&s.metrics);
-    stacks_options so = {
-        .tree = NULL, .thread_roots = 0, .raw = args.values[OPT_RAW] != NULL, .max_frame_scopes = max_frame_scopes,
-        .weight = 1.0, .per_frame = 1
-    };
+    stacks_options so = {.tree = NULL,
+                         .thread_roots = 0,
+                         .raw = args.values[OPT_RAW] != NULL,
+                         .max_frame_scopes = max_frame_scopes,
+                         .weight = 1.0,
+                         .per_frame = 1};
     if (stacks_init(&s.st, &so, cap.reader) != 0) {
         stacks_free(&s.st);
         cli_capture_close(&cap);
@@ -160,8 +163,10 @@ int cmd_summary(int argc, char **argv) {
         cli_output out;
         status = cli_output_open(&out, CMD, NULL);
         if (status == 0) {
-            if (args.values[OPT_JSON]) summary_print_json(&s, out.f);
-            else summary_print_text(&s, out.f);
+            if (args.values[OPT_JSON])
+                summary_print_json(&s, out.f);
+            else
+                summary_print_text(&s, out.f);
             status = cli_output_close(&out, 0, 0);
         }
     }

@@ -56,9 +56,9 @@ static const char *const CMD = "symbolize";
 enum { OPT_MODULE, OPT_DEBUG_DIR, OPT_OUTPUT, OPT_MAX_FRAME_SCOPES, OPT_QUIET, OPT_HELP };
 
 static const cli_option symbolize_options[] = {
-    {"module", 0, 1, OPT_MODULE},     {"debug-dir", 0, 1, OPT_DEBUG_DIR},
-    {"output", 'o', 1, OPT_OUTPUT},   {"max-frame-scopes", 0, 1, OPT_MAX_FRAME_SCOPES},
-    {"quiet", 'q', 0, OPT_QUIET},     {"help", 'h', 0, OPT_HELP},
+    {"module", 0, 1, OPT_MODULE},   {"debug-dir", 0, 1, OPT_DEBUG_DIR},
+    {"output", 'o', 1, OPT_OUTPUT}, {"max-frame-scopes", 0, 1, OPT_MAX_FRAME_SCOPES},
+    {"quiet", 'q', 0, OPT_QUIET},   {"help", 'h', 0, OPT_HELP},
 };
 
 /* What the runtime writes for code it could not name: "module+0xOFFSET", "0xADDRESS", or
@@ -109,8 +109,8 @@ static void list_modules(const vor_reader *r, char *buf, size_t cap) {
         const vor_reader_module *m = vor_reader_get_module(r, id);
         if (!m) continue;
         char path[160];
-        len = cli_append(buf, cap, len, "%s%s (build id %s)", len ? ", " : "", cli_text_show(path, sizeof path, m->path),
-                         m->build_id[0] ? m->build_id : "none");
+        len = cli_append(buf, cap, len, "%s%s (build id %s)", len ? ", " : "",
+                         cli_text_show(path, sizeof path, m->path), m->build_id[0] ? m->build_id : "none");
     }
     if (!len) cli_append(buf, cap, 0, "none");
 }
@@ -162,12 +162,14 @@ int cmd_symbolize(int argc, char **argv) {
     if (args.positional_count != 1)
         return cli_usage_error(CMD, "give one capture (got %d file names)", args.positional_count);
     const char *module_path = args.values[OPT_MODULE];
-    if (!module_path || !module_path[0]) return cli_usage_error(CMD, "give --module PATH, the ELF file to take names from");
+    if (!module_path || !module_path[0])
+        return cli_usage_error(CMD, "give --module PATH, the ELF file to take names from");
     const char *path = args.positional[0], *out_path = args.values[OPT_OUTPUT];
     if ((!out_path || strcmp(out_path, "-") == 0) && isatty(STDOUT_FILENO))
         return cli_usage_error(CMD, "give -o OUT (or redirect stdout): the output is a capture, not text");
     uint64_t max_frame_scopes = 0;
-    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0) return CLI_EXIT_USAGE;
+    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0)
+        return CLI_EXIT_USAGE;
     const char *inputs[2] = {path, module_path}, *roles[2] = {"the capture being symbolized", "the module"};
     int status = cli_output_check(CMD, "-o", out_path, inputs, roles, 2);
     if (status != 0) return status;
@@ -179,7 +181,8 @@ int cmd_symbolize(int argc, char **argv) {
     cli_capture_set_max_frame_scopes(&cap, max_frame_scopes);
     const vor_reader_info *info = vor_reader_get_info(cap.reader);
     if (info->version_minor < 1) {
-        status = cli_fail(CLI_EXIT_USAGE, CMD, path, "a format %u.%u capture records no modules or build ids: "
+        status = cli_fail(CLI_EXIT_USAGE, CMD, path,
+                          "a format %u.%u capture records no modules or build ids: "
                           "nothing to match %s against (record with a vor that writes format 1.1)",
                           info->version_major, info->version_minor, base_name(module_path));
         cli_capture_close(&cap); /* info belongs to the reader */
@@ -189,12 +192,13 @@ int cmd_symbolize(int argc, char **argv) {
     cli_progress_init(&progress, CMD, path, cap.file_size, !args.values[OPT_QUIET]);
     vor_reader_frame f;
     int got;
-    while ((got = cli_capture_next(&cap, &f)) == 1) cli_progress_update(&progress, cap.frames, vor_reader_offset(cap.reader));
+    while ((got = cli_capture_next(&cap, &f)) == 1)
+        cli_progress_update(&progress, cap.frames, vor_reader_offset(cap.reader));
     cli_progress_done(&progress);
     if (got < 0) status = CLI_EXIT_USAGE;
     if (status == 0 && vor_reader_damage_count(cap.reader) > VOR_READER_MAX_DAMAGE_REPORTS)
-        status = cli_fail(CLI_EXIT_USAGE, CMD, path,
-                          "more than %u damaged records: too damaged to copy faithfully", VOR_READER_MAX_DAMAGE_REPORTS);
+        status = cli_fail(CLI_EXIT_USAGE, CMD, path, "more than %u damaged records: too damaged to copy faithfully",
+                          VOR_READER_MAX_DAMAGE_REPORTS);
 
     /* The module: its build id must be one the capture recorded. */
     char err[512] = "";

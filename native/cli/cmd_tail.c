@@ -60,10 +60,8 @@ const char cmd_tail_help[] =
 enum { OPT_FROM_START, OPT_LINES, OPT_INTERVAL, OPT_MAX_FRAME_SCOPES, OPT_HELP };
 
 static const cli_option tail_options[] = {
-    {"from-start", 0, 0, OPT_FROM_START},
-    {"lines", 'n', 1, OPT_LINES},
-    {"interval", 0, 1, OPT_INTERVAL},
-    {"max-frame-scopes", 0, 1, OPT_MAX_FRAME_SCOPES},
+    {"from-start", 0, 0, OPT_FROM_START}, {"lines", 'n', 1, OPT_LINES},
+    {"interval", 0, 1, OPT_INTERVAL},     {"max-frame-scopes", 0, 1, OPT_MAX_FRAME_SCOPES},
     {"help", 'h', 0, OPT_HELP},
 };
 
@@ -71,8 +69,8 @@ static const cli_option tail_options[] = {
 #define TAIL_MAX_LINES 100000u
 #define TAIL_DEFAULT_INTERVAL_MS 200u
 #define TAIL_MAX_INTERVAL_MS 60000u
-#define TAIL_LINE_BYTES 4096u /* longer lines (hundreds of metrics) end with "..." */
-#define TAIL_NAME_SHOWN 256u  /* bytes of one metric name on a line */
+#define TAIL_LINE_BYTES 4096u      /* longer lines (hundreds of metrics) end with "..." */
+#define TAIL_NAME_SHOWN 256u       /* bytes of one metric name on a line */
 #define TAIL_HEADER_MAX (1u << 20) /* a reader may refuse a header body beyond 1 MiB */
 
 static const char *const CMD = "tail";
@@ -91,7 +89,6 @@ static void sleep_ms(uint64_t ms) {
 
 /* ---- One line per frame ---------------------------------------------------------------- */
 
-
 static void format_frame(char line[TAIL_LINE_BYTES], const vor_reader *r, const vor_reader_frame *f) {
     double frame_ms = (double)f->duration_ns / 1e6;
     for (uint32_t i = 0; i < f->n_values; i++)
@@ -104,13 +101,18 @@ static void format_frame(char line[TAIL_LINE_BYTES], const vor_reader *r, const 
         const vor_reader_column *c = vor_reader_get_column(r, f->values[i].column_id);
         double v = f->values[i].value;
         char num[NUMFMT_BYTES], name[TAIL_NAME_SHOWN];
-        if (!isfinite(v)) numfmt_double(num, v);
-        else snprintf(num, sizeof num, "%.4g", v);
-        if (c) len = cli_append(line, TAIL_LINE_BYTES, len, " %s=%s", cli_text_show(name, sizeof name, c->name), num);
-        else len = cli_append(line, TAIL_LINE_BYTES, len, " column%u=%s", f->values[i].column_id, num);
+        if (!isfinite(v))
+            numfmt_double(num, v);
+        else
+            snprintf(num, sizeof num, "%.4g", v);
+        if (c)
+            len = cli_append(line, TAIL_LINE_BYTES, len, " %s=%s", cli_text_show(name, sizeof name, c->name), num);
+        else
+            len = cli_append(line, TAIL_LINE_BYTES, len, " column%u=%s", f->values[i].column_id, num);
     }
     if (f->has_flame) len = cli_append(line, TAIL_LINE_BYTES, len, "  scopes=%llu", (unsigned long long)f->n_scopes);
-    if (f->dropped_scopes) len = cli_append(line, TAIL_LINE_BYTES, len, " dropped=%llu", (unsigned long long)f->dropped_scopes);
+    if (f->dropped_scopes)
+        len = cli_append(line, TAIL_LINE_BYTES, len, " dropped=%llu", (unsigned long long)f->dropped_scopes);
 }
 
 /* ---- The last N lines, kept while catching up ---------------------------------------------- */
@@ -151,11 +153,11 @@ typedef struct tail_state {
     uint64_t interval_ms;
     uint64_t max_frame_scopes;
     int noted_missing, noted_header;
-    int fd;                   /* our descriptor of the file being read; -1 when none */
-    struct stat opened;       /* that file, when opened */
-    off_t seen_size;          /* size and mtime at the last look: unchanged, no header read */
+    int fd;             /* our descriptor of the file being read; -1 when none */
+    struct stat opened; /* that file, when opened */
+    off_t seen_size;    /* size and mtime at the last look: unchanged, no header read */
     struct timespec seen_mtime;
-    unsigned char *header;    /* the run's header bytes: fixed part, body, check */
+    unsigned char *header; /* the run's header bytes: fixed part, body, check */
     size_t header_len;
     char reader_name[CLI_READER_NAME_BYTES];
 } tail_state;
@@ -176,7 +178,8 @@ static size_t pread_full(int fd, unsigned char *buf, size_t n, off_t at) {
 static int keep_header(tail_state *t) {
     unsigned char fixed[VOR_CAPTURE_FIXED_HEADER_BYTES];
     if (pread_full(t->fd, fixed, sizeof fixed, 0) != sizeof fixed) return 0;
-    uint32_t body = (uint32_t)fixed[12] | (uint32_t)fixed[13] << 8 | (uint32_t)fixed[14] << 16 | (uint32_t)fixed[15] << 24;
+    uint32_t body =
+        (uint32_t)fixed[12] | (uint32_t)fixed[13] << 8 | (uint32_t)fixed[14] << 16 | (uint32_t)fixed[15] << 24;
     if (body > TAIL_HEADER_MAX) return 0;
     /* 1.1 has a size check after B (docs/FORMAT.md section 2). */
     unsigned minor = (unsigned)fixed[10] | (unsigned)fixed[11] << 8;
@@ -254,7 +257,8 @@ static vor_reader *open_when_ready(tail_state *t, int *status) {
         }
         if (h < 0) {
             char message[1200];
-            *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s", cli_reader_message(r, t->reader_name, message, sizeof message));
+            *status = cli_fail(CLI_EXIT_USAGE, CMD, t->path, "%s",
+                               cli_reader_message(r, t->reader_name, message, sizeof message));
             vor_reader_close(r);
             close_file(t);
             return NULL;
@@ -299,17 +303,20 @@ int cmd_tail(int argc, char **argv) {
         return CLI_EXIT_OK;
     }
     if (args.positional_count == 0) return cli_usage_error(CMD, "no capture file given");
-    if (args.positional_count > 1) return cli_usage_error(CMD, "one capture at a time (got %d files)", args.positional_count);
+    if (args.positional_count > 1)
+        return cli_usage_error(CMD, "one capture at a time (got %d files)", args.positional_count);
     uint64_t lines = TAIL_DEFAULT_LINES, interval = TAIL_DEFAULT_INTERVAL_MS;
     if (args.values[OPT_LINES] && cli_parse_u64(args.values[OPT_LINES], 0, TAIL_MAX_LINES, &lines) != 0)
-        return cli_usage_error(CMD, "--lines needs a number from 0 to %u, not '%s'", TAIL_MAX_LINES, args.values[OPT_LINES]);
+        return cli_usage_error(CMD, "--lines needs a number from 0 to %u, not '%s'", TAIL_MAX_LINES,
+                               args.values[OPT_LINES]);
     if (args.values[OPT_INTERVAL] && cli_parse_u64(args.values[OPT_INTERVAL], 1, TAIL_MAX_INTERVAL_MS, &interval) != 0)
         return cli_usage_error(CMD, "--interval needs milliseconds from 1 to %u, not '%s'", TAIL_MAX_INTERVAL_MS,
                                args.values[OPT_INTERVAL]);
     if (args.values[OPT_FROM_START] && args.values[OPT_LINES])
         return cli_usage_error(CMD, "--from-start and --lines exclude each other");
     uint64_t max_frame_scopes = 0;
-    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0) return CLI_EXIT_USAGE;
+    if (cli_parse_max_frame_scopes(CMD, args.values[OPT_MAX_FRAME_SCOPES], &max_frame_scopes) != 0)
+        return CLI_EXIT_USAGE;
 
     const char *role = "the capture being followed"; /* `vor tail X >> X` would feed itself */
     int status = cli_output_check(CMD, "stdout", NULL, &args.positional[0], &role, 1);

@@ -38,8 +38,17 @@ const char cmd_upload_help[] =
     "  Uploading a file again resumes it where the server's copy ends; a file stored completely\n"
     "  is not sent twice.\n";
 
-enum { OPT_SERVER, OPT_PROJECT, OPT_TOKEN_FILE, OPT_NAME, OPT_HELP, MAX_TAGS = 32, RETRIES = 5,
-       CHUNK = 1 << 20, TIMEOUT_MS = 10000 };
+enum {
+    OPT_SERVER,
+    OPT_PROJECT,
+    OPT_TOKEN_FILE,
+    OPT_NAME,
+    OPT_HELP,
+    MAX_TAGS = 32,
+    RETRIES = 5,
+    CHUNK = 1 << 20,
+    TIMEOUT_MS = 10000
+};
 
 static volatile sig_atomic_t interrupted;
 
@@ -114,7 +123,8 @@ static int attempt(const job *j, int fd, uint64_t size, uint64_t *progress) {
     }
     int code = 0, rc = 1;
     vor_upload_msg m;
-    if (vor_ws_send(ws, 0, hello, strlen(hello), TIMEOUT_MS) != 0 || vor_ws_recv(ws, text, sizeof text, TIMEOUT_MS, &code) != 1)
+    if (vor_ws_send(ws, 0, hello, strlen(hello), TIMEOUT_MS) != 0 ||
+        vor_ws_recv(ws, text, sizeof text, TIMEOUT_MS, &code) != 1)
         goto out;
     vor_upload_msg_parse(text, &m);
     if (m.type == VOR_UPLOAD_MSG_ERROR) {
@@ -135,13 +145,16 @@ static int attempt(const job *j, int fd, uint64_t size, uint64_t *progress) {
     char id[40];
     snprintf(id, sizeof id, "%s", m.id);
     if (m.bytes > size) {
-        cli_fail(2, "upload", j->path, "the server holds %llu bytes of it, more than the file has (%llu): a different "
-                 "file with the same header?", (unsigned long long)m.bytes, (unsigned long long)size);
+        cli_fail(2, "upload", j->path,
+                 "the server holds %llu bytes of it, more than the file has (%llu): a different "
+                 "file with the same header?",
+                 (unsigned long long)m.bytes, (unsigned long long)size);
         rc = 2;
         goto out;
     }
     if (m.bytes > 0 && *progress == 0)
-        cli_note("upload", j->path, "resuming at byte %llu of %llu", (unsigned long long)m.bytes, (unsigned long long)size);
+        cli_note("upload", j->path, "resuming at byte %llu of %llu", (unsigned long long)m.bytes,
+                 (unsigned long long)size);
     unsigned char *buf = malloc(CHUNK);
     if (!buf) goto out;
     uint64_t at = m.bytes;
@@ -149,7 +162,8 @@ static int attempt(const job *j, int fd, uint64_t size, uint64_t *progress) {
     for (;;) {
         if (interrupted) {
             free(buf);
-            cli_note("upload", j->path, "interrupted at byte %llu: run the same command to resume", (unsigned long long)at);
+            cli_note("upload", j->path, "interrupted at byte %llu: run the same command to resume",
+                     (unsigned long long)at);
             rc = 3;
             goto out;
         }
@@ -225,8 +239,10 @@ static int upload_file(job *j) {
 }
 
 int cmd_upload(int argc, char **argv) {
-    static const cli_option options[] = {{"server", 0, 1, OPT_SERVER},     {"project", 0, 1, OPT_PROJECT},
-                                         {"token-file", 0, 1, OPT_TOKEN_FILE}, {"name", 0, 1, OPT_NAME},
+    static const cli_option options[] = {{"server", 0, 1, OPT_SERVER},
+                                         {"project", 0, 1, OPT_PROJECT},
+                                         {"token-file", 0, 1, OPT_TOKEN_FILE},
+                                         {"name", 0, 1, OPT_NAME},
                                          {"help", 'h', 0, OPT_HELP}};
     /* --tag may repeat: taken out before the common parser (which keeps one value per option). */
     char tags[MAX_TAGS * 520] = "";
@@ -239,8 +255,10 @@ int cmd_upload(int argc, char **argv) {
             while (i < argc) rest[n_rest++] = argv[i++];
             break;
         }
-        if (!strcmp(a, "--tag")) v = i + 1 < argc ? argv[++i] : "";
-        else if (!strncmp(a, "--tag=", 6)) v = a + 6;
+        if (!strcmp(a, "--tag"))
+            v = i + 1 < argc ? argv[++i] : "";
+        else if (!strncmp(a, "--tag=", 6))
+            v = a + 6;
         if (!v) {
             rest[n_rest++] = argv[i];
             continue;
@@ -248,7 +266,8 @@ int cmd_upload(int argc, char **argv) {
         const char *eq = strchr(v, '=');
         if (!eq || eq == v || strchr(v, ',') || n_tags >= MAX_TAGS || strlen(v) > 511) {
             free(rest);
-            return cli_usage_error("upload", "--tag '%s': expected key=value (no commas; at most %d tags)", v, MAX_TAGS);
+            return cli_usage_error("upload", "--tag '%s': expected key=value (no commas; at most %d tags)", v,
+                                   MAX_TAGS);
         }
         size_t len = strlen(tags);
         snprintf(tags + len, sizeof tags - len, "%s%s", n_tags++ ? "," : "", v);
@@ -278,8 +297,13 @@ int cmd_upload(int argc, char **argv) {
     for (int i = 0; i < args.positional_count && !interrupted; i++) {
         const char *path = args.positional[i];
         const char *base = strrchr(path, '/');
-        job j = {path, &url, args.values[OPT_SERVER],
-                 {NULL, args.values[OPT_PROJECT], args.values[OPT_NAME] ? args.values[OPT_NAME] : base ? base + 1 : path,
+        job j = {path,
+                 &url,
+                 args.values[OPT_SERVER],
+                 {NULL, args.values[OPT_PROJECT],
+                  args.values[OPT_NAME] ? args.values[OPT_NAME]
+                  : base                ? base + 1
+                                        : path,
                   NULL, token[0] ? token : NULL, tags[0] ? tags : NULL}};
         int rc = upload_file(&j);
         if (rc != CLI_EXIT_OK && (status == CLI_EXIT_OK || rc == CLI_EXIT_IO)) status = rc;

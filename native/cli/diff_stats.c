@@ -31,9 +31,13 @@ double diff_stats_mean_per_frame(const diff_stats *s, uint32_t name) {
     return s->flame_frames && n ? (double)n->total_ns / (double)s->flame_frames : 0;
 }
 
-double diff_stats_p95_per_frame(diff_stats *s, uint32_t name) { return stacks_frame_percentile(&s->st, name, 0, 95); }
+double diff_stats_p95_per_frame(diff_stats *s, uint32_t name) {
+    return stacks_frame_percentile(&s->st, name, 0, 95);
+}
 
-uint32_t diff_stats_find(const diff_stats *s, const char *name) { return name_table_find(s->st.names, name); }
+uint32_t diff_stats_find(const diff_stats *s, const char *name) {
+    return name_table_find(s->st.names, name);
+}
 
 void diff_stats_free(diff_stats *s) {
     stacks_free(&s->st);

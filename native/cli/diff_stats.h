@@ -5,7 +5,7 @@
 #include "cli.h"
 
 typedef struct diff_stats {
-    stacks st;            /* calls, totals and per-frame figures per name (names: st.names) */
+    stacks st; /* calls, totals and per-frame figures per name (names: st.names) */
     drop_stats drops;
     uint64_t flame_frames;
 } diff_stats;

@@ -43,7 +43,9 @@ const char *drop_cause_text(uint32_t cause) {
     return "a cause this version of vor does not know";
 }
 
-void drop_stats_init(drop_stats *d) { memset(d, 0, sizeof *d); }
+void drop_stats_init(drop_stats *d) {
+    memset(d, 0, sizeof *d);
+}
 
 void drop_stats_free(drop_stats *d) {
     free(d->entries);
@@ -75,8 +77,10 @@ static drop_entry *entry_for(drop_stats *d, uint32_t cause, uint32_t thread_id, 
 static void count(drop_entry *e, const vor_reader *r, uint64_t n, uint64_t frame) {
     if (!e->any_thread) {
         const vor_reader_thread *th = vor_reader_get_thread(r, e->thread_id);
-        if (th && th->name && th->name[0]) snprintf(e->thread_name, sizeof e->thread_name, "%s", th->name);
-        else if (!e->thread_name[0]) snprintf(e->thread_name, sizeof e->thread_name, "thread %u", e->thread_id);
+        if (th && th->name && th->name[0])
+            snprintf(e->thread_name, sizeof e->thread_name, "%s", th->name);
+        else if (!e->thread_name[0])
+            snprintf(e->thread_name, sizeof e->thread_name, "thread %u", e->thread_id);
     }
     if (e->count == 0 || frame < e->first_frame) e->first_frame = frame;
     if (e->count == 0 || frame > e->last_frame) e->last_frame = frame;
@@ -96,8 +100,10 @@ void drop_stats_add(drop_stats *d, const vor_reader *r, const vor_reader_frame *
         /* Reserve the last entries for the per-cause merges. */
         drop_entry *e = d->n_entries + 8 < DROPS_MAX_ENTRIES ? entry_for(d, dr->cause, dr->thread_id, 0) : NULL;
         if (!e) e = entry_for(d, dr->cause, 0, 1);
-        if (e) count(e, r, dr->count, f->index);
-        else d->unattributed = add_sat_u64(d->unattributed, dr->count);
+        if (e)
+            count(e, r, dr->count, f->index);
+        else
+            d->unattributed = add_sat_u64(d->unattributed, dr->count);
     }
     uint64_t total = f->dropped_scopes > listed ? f->dropped_scopes : listed;
     if (total > listed) { /* a 1.0 frame, or a total the list does not cover */
@@ -128,8 +134,10 @@ void drop_stats_sort(drop_stats *d) {
 /* "thread NAME" or "other threads". */
 static void where(char *buf, size_t cap, const drop_entry *e) {
     char shown[96];
-    if (e->any_thread) snprintf(buf, cap, "other threads");
-    else snprintf(buf, cap, "thread %s", cli_text_show(shown, sizeof shown, e->thread_name));
+    if (e->any_thread)
+        snprintf(buf, cap, "other threads");
+    else
+        snprintf(buf, cap, "thread %s", cli_text_show(shown, sizeof shown, e->thread_name));
 }
 
 char *drop_stats_line(const drop_stats *d, char *buf, size_t cap) {
@@ -154,8 +162,9 @@ void drop_stats_print_text(const drop_stats *d, FILE *out) {
     if (d->total == 0) {
         fputs("dropped   none\n", out);
     } else {
-        fprintf(out, "dropped   %s scopes the writer could not record, in %s frames (%s of them in flame frames):\n",
-                numfmt_count(n, d->total), numfmt_count(a, d->frames_with_drops), numfmt_count(place, d->in_flame_frames));
+        fprintf(out, "dropped   %s scopes not recorded, in %s frames (%s of them in flame frames):\n",
+                numfmt_count(n, d->total), numfmt_count(a, d->frames_with_drops),
+                numfmt_count(place, d->in_flame_frames));
         for (uint32_t i = 0; i < d->n_entries; i++) {
             const drop_entry *e = &d->entries[i];
             where(place, sizeof place, e);
@@ -164,7 +173,9 @@ void drop_stats_print_text(const drop_stats *d, FILE *out) {
                     (unsigned long long)e->last_frame);
         }
         if (d->unattributed)
-            fprintf(out, "          %12s  cause and thread not recorded (format 1.0 capture), frames %llu to %llu\n",
+            fprintf(out,
+                    "          %12s  cause and thread not in the capture (a format 1.0 writer, or more causes than a "
+                    "frame lists), frames %llu to %llu\n",
                     numfmt_count(n, d->unattributed), (unsigned long long)d->unattributed_first,
                     (unsigned long long)d->unattributed_last);
     }

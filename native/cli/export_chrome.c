@@ -79,12 +79,13 @@ int export_chrome(export_job *job) {
 
     int status = 0, got;
     vor_reader_frame f;
-    while ((got = cli_capture_next(job->capture, &f)) == 1) {
+    while ((got = export_next_frame(job, job->capture, &f)) == 1) {
         if (vor_chrome_frames_write(w, &f, f.has_flame ? VOR_CHROME_FRAME_SCOPES : 0) != 0)
             break; /* a write error: reported at close */
         cli_progress_update(job->progress, job->capture->frames, vor_reader_offset(job->capture->reader));
     }
     if (got < 0) status = CLI_EXIT_USAGE;
+    if (status == 0) status = export_check_selection(job);
     vor_chrome_frames_end_run(w); /* scopes still open at the end, clipped */
     vor_chrome_frames_stats fstats;
     vor_chrome_frames_get_stats(w, &fstats);

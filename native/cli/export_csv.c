@@ -70,7 +70,7 @@ int export_csv(export_job *job) {
     if (status != 0) return status;
     cli_capture_set_max_frame_scopes(&second, job->max_frame_scopes);
     double *row = malloc(((size_t)n_columns + 1) * sizeof *row);
-    uint64_t *stamp = calloc((size_t)n_columns + 1, sizeof *stamp); /* frame number + 1 when set */
+    uint64_t *stamp = calloc((size_t)n_columns + 1, sizeof *stamp);          /* frame number + 1 when set */
     uint32_t *declared = malloc(((size_t)n_columns + 1) * sizeof *declared); /* the header's ids */
     uint32_t n_declared = 0;
     for (uint32_t id = 0; declared && id < n_columns; id++)
@@ -94,7 +94,8 @@ int export_csv(export_job *job) {
     vor_reader_frame f;
     int got = 0;
     char a[NUMFMT_BYTES], b[NUMFMT_BYTES];
-    while (second.frames < frames && (got = cli_capture_next(&second, &f)) == 1) {
+    export_restart_selection(job); /* pass 1 read every frame; --frames picks the rows */
+    while (second.frames < frames && (got = export_next_frame(job, &second, &f)) == 1) {
         uint64_t mark = second.frames; /* >= 1, distinct per frame */
         for (uint32_t i = 0; i < f.n_values; i++) {
             uint32_t id = f.values[i].column_id;
@@ -113,12 +114,17 @@ int export_csv(export_job *job) {
                             job->capture->file_size / 2 + vor_reader_offset(second.reader) / 2);
         if (cli_output_failed(job->out)) break; /* a full disk, a closed pipe: reported at close */
     }
-    if (got < 0) status = CLI_EXIT_USAGE;
-    else if (cli_output_failed(job->out)) status = 0;
-    else if (second.frames < frames)
-        status = cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path,
-                          "the capture changed while it was exported (%llu frames on the first pass, %llu on the second)",
-                          (unsigned long long)frames, (unsigned long long)second.frames);
+    if (got < 0)
+        status = CLI_EXIT_USAGE;
+    else if (cli_output_failed(job->out))
+        status = 0;
+    else if ((status = export_check_selection(job)) != 0)
+        ;
+    else if (second.frames < frames && !job->range_passed)
+        status =
+            cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path,
+                     "the capture changed while it was exported (%llu frames on the first pass, %llu on the second)",
+                     (unsigned long long)frames, (unsigned long long)second.frames);
     free(row);
     free(stamp);
     free(declared);

@@ -21,10 +21,11 @@ int export_folded(export_job *job) {
     flamegraph_tree *tree = flamegraph_tree_create(&to);
     stacks st;
     memset(&st, 0, sizeof st);
-    stacks_options so = {
-        .tree = tree, .thread_roots = job->thread_roots, .raw = job->raw, .max_frame_scopes = job->max_frame_scopes,
-        .weight = 1.0
-    };
+    stacks_options so = {.tree = tree,
+                         .thread_roots = job->thread_roots,
+                         .raw = job->raw,
+                         .max_frame_scopes = job->max_frame_scopes,
+                         .weight = 1.0};
     if (!tree || stacks_init(&st, &so, job->capture->reader) != 0) {
         stacks_free(&st);
         flamegraph_tree_destroy(tree);
@@ -33,7 +34,7 @@ int export_folded(export_job *job) {
     int status = 0, got;
     uint64_t flame_frames = 0;
     vor_reader_frame f;
-    while ((got = cli_capture_next(job->capture, &f)) == 1) {
+    while ((got = export_next_frame(job, job->capture, &f)) == 1) {
         if (f.has_flame) {
             flame_frames++;
             status = cli_stacks_add(job->cmd, job->capture, &st, &f);
@@ -42,9 +43,11 @@ int export_folded(export_job *job) {
         cli_progress_update(job->progress, job->capture->frames, vor_reader_offset(job->capture->reader));
     }
     if (got < 0) status = CLI_EXIT_USAGE;
+    if (status == 0) status = export_check_selection(job);
     if (status == 0 && flame_frames == 0)
         status = cli_fail(CLI_EXIT_USAGE, job->cmd, job->capture->path,
-                          "no flame frames in this capture (record with VOR_RECORD_FLAME=1)");
+                          job->has_frames ? "no flame frames in the frames selected (--frames)"
+                                          : "no flame frames in this capture (record with VOR_RECORD_FLAME=1)");
     flamegraph_tree *written = NULL;
     if (status == 0) {
         flamegraph_status fs;

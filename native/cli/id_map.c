@@ -3,8 +3,8 @@
  * Capture ids are sparse: a thread id may be 0xFFFFFFFF and an undeclared site id anything
  * below 2^32 (docs/FORMAT.md), so a table indexed by id would be sized by the largest id a
  * hostile file names. This one is sized by the number of distinct ids: open addressing
- * with linear probing, doubled at 50% load, 8 bytes per slot. At most `max` entries: past that, id_map_put refuses and the caller counts what
- * it left out, so memory is bounded by max, never by the input.
+ * with linear probing, doubled at 50% load, 8 bytes per slot. At most `max` entries: past that, id_map_put refuses and
+ * the caller counts what it left out, so memory is bounded by max, never by the input.
  */
 #include "cli.h"
 

@@ -83,10 +83,18 @@ static void close_container(json_writer *w, char c) {
     putc(c, w->out);
 }
 
-void json_object_begin(json_writer *w, const char *key) { open_container(w, key, '{'); }
-void json_object_end(json_writer *w) { close_container(w, '}'); }
-void json_array_begin(json_writer *w, const char *key) { open_container(w, key, '['); }
-void json_array_end(json_writer *w) { close_container(w, ']'); }
+void json_object_begin(json_writer *w, const char *key) {
+    open_container(w, key, '{');
+}
+void json_object_end(json_writer *w) {
+    close_container(w, '}');
+}
+void json_array_begin(json_writer *w, const char *key) {
+    open_container(w, key, '[');
+}
+void json_array_end(json_writer *w) {
+    close_container(w, ']');
+}
 
 void json_string(json_writer *w, const char *key, const char *value) {
     member(w, key);
@@ -96,8 +104,10 @@ void json_string(json_writer *w, const char *key, const char *value) {
 void json_double(json_writer *w, const char *key, double value) {
     char buf[NUMFMT_BYTES];
     member(w, key);
-    if (value != value || value - value != 0.0) fputs("null", w->out); /* NaN, infinities */
-    else fputs(numfmt_double(buf, value), w->out);
+    if (value != value || value - value != 0.0)
+        fputs("null", w->out); /* NaN, infinities */
+    else
+        fputs(numfmt_double(buf, value), w->out);
 }
 
 void json_int(json_writer *w, const char *key, int64_t value) {
@@ -120,4 +130,6 @@ void json_null(json_writer *w, const char *key) {
     fputs("null", w->out);
 }
 
-void json_end(json_writer *w) { putc('\n', w->out); }
+void json_end(json_writer *w) {
+    putc('\n', w->out);
+}

@@ -21,8 +21,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"summary", cmd_summary, "summary FILE [--json]", "what a capture holds: span, metrics, top scopes"},
-    {"export", cmd_export, "export FILE --format F [-o OUT]",
-     "convert to Chrome trace JSON, folded stacks or CSV"},
+    {"export", cmd_export, "export FILE --format F [-o OUT]", "convert to Chrome trace JSON, folded stacks or CSV"},
     {"tail", cmd_tail, "tail FILE", "follow a growing capture, one line per frame"},
     {"flamegraph", cmd_flamegraph, "flamegraph FILE -o out.svg", "interactive flame graph SVG"},
     {"diff", cmd_diff, "diff A B [--svg out.svg]", "compare two captures scope by scope"},
@@ -92,14 +91,15 @@ int main(int argc, char **argv) {
         return finish("help", help(argc > 2 ? argv[2] : NULL));
     }
     if (strcmp(first, "--version") == 0 || strcmp(first, "version") == 0) {
-        printf("vor %s (capture format %d.%d)\n", vor_version_string(), VOR_FORMAT_VERSION_MAJOR, VOR_FORMAT_VERSION_MINOR);
+        printf("vor %s (capture format %d.%d)\n", vor_version_string(), VOR_FORMAT_VERSION_MAJOR,
+               VOR_FORMAT_VERSION_MINOR);
         return finish(NULL, CLI_EXIT_OK);
     }
     const command *c = find_command(first);
     if (!c) {
         fflush(stdout);
-        return cli_fail(CLI_EXIT_USAGE, NULL, NULL, "unknown %s '%s'; see 'vor --help'", first[0] == '-' ? "option" : "command",
-                        first);
+        return cli_fail(CLI_EXIT_USAGE, NULL, NULL, "unknown %s '%s'; see 'vor --help'",
+                        first[0] == '-' ? "option" : "command", first);
     }
     return finish(c->name, c->run(argc - 1, argv + 1));
 }

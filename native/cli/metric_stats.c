@@ -53,8 +53,10 @@ int metric_stats_add(metric_stats *s, uint32_t id, double value) {
     if (value > m->max) m->max = value;
     /* Neumaier: keep the low-order bits lost by each addition. */
     double t = m->sum + value;
-    if (fabs(m->sum) >= fabs(value)) m->sum_compensation += (m->sum - t) + value;
-    else m->sum_compensation += (value - t) + m->sum;
+    if (fabs(m->sum) >= fabs(value))
+        m->sum_compensation += (m->sum - t) + value;
+    else
+        m->sum_compensation += (value - t) + m->sum;
     m->sum = t;
     return 0;
 }
@@ -69,7 +71,9 @@ double metric_stat_mean(const metric_stat *m) {
     return m->frames ? (m->sum + m->sum_compensation) / (double)m->frames : NAN;
 }
 
-double metric_stat_p95(metric_stat *m) { return quantile_get(&m->q, 95.0); }
+double metric_stat_p95(metric_stat *m) {
+    return quantile_get(&m->q, 95.0);
+}
 
 void metric_stats_free(metric_stats *s) {
     for (uint32_t i = 0; i < s->n_columns; i++) quantile_free(&s->columns[i].q);

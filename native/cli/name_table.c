@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
+
 #define ARENA_CHUNK_BYTES (64u * 1024u)
 
 typedef struct arena_chunk {
@@ -24,18 +26,13 @@ struct name_table {
     const char **names; /* id -> string */
     uint32_t *hashes;   /* id -> hash */
     uint32_t count, cap;
-    uint32_t *slots;    /* id + 1, 0 = empty */
-    uint32_t n_slots;   /* a power of two */
+    uint32_t *slots;  /* id + 1, 0 = empty */
+    uint32_t n_slots; /* a power of two */
     arena_chunk *chunks;
 };
 
 static uint32_t hash_string(const char *s, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
-    }
-    return h;
+    return vor_fnv1a32(s, n);
 }
 
 name_table *name_table_create(void) {
@@ -141,6 +138,10 @@ uint32_t name_table_intern(name_table *t, const char *name) {
     return id;
 }
 
-const char *name_table_get(const name_table *t, uint32_t id) { return id < t->count ? t->names[id] : ""; }
+const char *name_table_get(const name_table *t, uint32_t id) {
+    return id < t->count ? t->names[id] : "";
+}
 
-uint32_t name_table_count(const name_table *t) { return t->count; }
+uint32_t name_table_count(const name_table *t) {
+    return t->count;
+}

@@ -23,7 +23,7 @@ static void write_scaled(char buf[NUMFMT_BYTES], int negative, uint64_t r, int k
         r /= 10u;
     } while (r);
     while (n <= k) digits[n++] = '0'; /* at least one digit before the point */
-    int first = 0;                     /* trailing zeros of the fraction go */
+    int first = 0;                    /* trailing zeros of the fraction go */
     while (first < k && digits[first] == '0') first++;
     int len = 0;
     if (negative) buf[len++] = '-';
@@ -96,9 +96,12 @@ char *numfmt_double(char buf[NUMFMT_BYTES], double v) {
 char *numfmt_human(char buf[NUMFMT_BYTES], double v) {
     double a = fabs(v);
     if (!isfinite(v)) return numfmt_double(buf, v);
-    if (a >= 1e5 && a < 1e15) snprintf(buf, NUMFMT_BYTES, "%.0f", v);
-    else if (a == 0.0 || a >= 1e-4) snprintf(buf, NUMFMT_BYTES, "%.6g", v);
-    else snprintf(buf, NUMFMT_BYTES, "%.4g", v);
+    if (a >= 1e5 && a < 1e15)
+        snprintf(buf, NUMFMT_BYTES, "%.0f", v);
+    else if (a == 0.0 || a >= 1e-4)
+        snprintf(buf, NUMFMT_BYTES, "%.6g", v);
+    else
+        snprintf(buf, NUMFMT_BYTES, "%.4g", v);
     return buf;
 }
 

@@ -36,11 +36,15 @@
 #define TEMP_NAME_BASE_MAX 64 /* bytes of OUT's own name kept in the temporary's name */
 #define SYMLINK_HOPS_MAX 40
 
-const char *cli_output_name(const cli_output *o) { return o->path ? o->path : "stdout"; }
+const char *cli_output_name(const cli_output *o) {
+    return o->path ? o->path : "stdout";
+}
 
 /* ---- An output that is an input ------------------------------------------------------- */
 
-static int same_file(const struct stat *a, const struct stat *b) { return a->st_dev == b->st_dev && a->st_ino == b->st_ino; }
+static int same_file(const struct stat *a, const struct stat *b) {
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
 
 int cli_output_check(const char *cmd, const char *option, const char *out_path, const char *const *inputs,
                      const char *const *roles, size_t n_inputs) {
@@ -56,7 +60,8 @@ int cli_output_check(const char *cmd, const char *option, const char *out_path, 
         int is_stdin = strcmp(inputs[i], "-") == 0;
         if (is_stdin ? fstat(STDIN_FILENO, &in_st) != 0 : stat(inputs[i], &in_st) != 0) continue;
         if (same_file(&in_st, &out_st))
-            return cli_fail(CLI_EXIT_USAGE, cmd, to_stdout ? "stdout" : out_path, "is %s; choose another output", roles[i]);
+            return cli_fail(CLI_EXIT_USAGE, cmd, to_stdout ? "stdout" : out_path, "is %s; choose another output",
+                            roles[i]);
     }
     return 0;
 }
@@ -254,7 +259,9 @@ int cli_output_open(cli_output *o, const char *cmd, const char *path) {
     return 0;
 }
 
-int cli_output_failed(const cli_output *o) { return o->f && ferror(o->f); }
+int cli_output_failed(const cli_output *o) {
+    return o->f && ferror(o->f);
+}
 
 int cli_output_close(cli_output *o, int status, int discard) {
     if (!o->f) return status;

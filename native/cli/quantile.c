@@ -75,8 +75,10 @@ static quantile_page *find_page(quantile *q, uint32_t key, int create) {
     uint32_t lo = 0, hi = q->n_pages;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (q->pages[mid]->key < key) lo = mid + 1;
-        else hi = mid;
+        if (q->pages[mid]->key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     if (lo < q->n_pages && q->pages[lo]->key == key) return q->last_page = q->pages[lo];
     if (!create) return NULL;
@@ -186,7 +188,9 @@ double quantile_get(quantile *q, double p) {
     return q->max; /* not reached: the counts add up to count */
 }
 
-int quantile_is_exact(const quantile *q) { return !q->histogram; }
+int quantile_is_exact(const quantile *q) {
+    return !q->histogram;
+}
 
 void quantile_free(quantile *q) {
     if (q->budget) *q->budget += q->cap_exact;

@@ -20,10 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define REPORT_LINE_MAX 1024u    /* bytes of one message, newline excluded */
-#define REPORT_PROBLEM_MAX 640u  /* of which the problem may take (cut at its end beyond) */
-#define REPORT_SUBJECT_MIN 48u   /* a subject is never shortened below this */
-#define REPORT_RAW_MAX 4096u     /* the problem as formatted, before escaping */
+#define REPORT_LINE_MAX 1024u   /* bytes of one message, newline excluded */
+#define REPORT_PROBLEM_MAX 640u /* of which the problem may take (cut at its end beyond) */
+#define REPORT_SUBJECT_MIN 48u  /* a subject is never shortened below this */
+#define REPORT_RAW_MAX 4096u    /* the problem as formatted, before escaping */
 
 static void vreport(const char *cmd, const char *subject, const char *suffix, const char *fmt, va_list ap) {
     char raw[REPORT_RAW_MAX];

@@ -172,7 +172,9 @@ static double child_cost(const stacks *s, const vor_reader *r, uint32_t site_id)
     return stacks_site_is_function(site) ? s->function_cost_ns : s->scope_cost_ns;
 }
 
-int stacks_site_is_function(const vor_reader_site *site) { return site && site->module_id != 0; }
+int stacks_site_is_function(const vor_reader_site *site) {
+    return site && site->module_id != 0;
+}
 
 /* ---- threads ------------------------------------------------------------------------------- */
 
@@ -195,11 +197,11 @@ static int reserve_scratch(stacks *s, uint32_t n) {
     if (n <= k->cap) return 0;
     uint32_t cap = k->cap ? k->cap : 256;
     while (cap < n) cap = cap > UINT32_MAX / 2 ? n : cap * 2;
-#define GROW(field)                                                     \
-    do {                                                                \
-        void *p = realloc(k->field, (size_t)cap * sizeof *k->field);    \
-        if (!p) return -1;                                              \
-        k->field = p;                                                   \
+#define GROW(field)                                                  \
+    do {                                                             \
+        void *p = realloc(k->field, (size_t)cap * sizeof *k->field); \
+        if (!p) return -1;                                           \
+        k->field = p;                                                \
     } while (0)
     GROW(contrib);
     GROW(total);
@@ -335,8 +337,10 @@ static void add_thread(stacks *s, const vor_reader *r, const vor_reader_frame *f
     for (uint32_t i = 0; i < n; i++) {
         uint32_t p = k->parent[i];
         if (p >= n) continue;
-        if (k->last_child[p] == NONE) k->first_child[p] = i;
-        else k->next_sibling[k->last_child[p]] = i;
+        if (k->last_child[p] == NONE)
+            k->first_child[p] = i;
+        else
+            k->next_sibling[k->last_child[p]] = i;
         k->last_child[p] = i;
     }
 
@@ -350,8 +354,10 @@ static void add_thread(stacks *s, const vor_reader *r, const vor_reader_frame *f
             s->stats.children_longer++;
         }
         if (k->child_cost[i] > 0) {
-            if ((double)self <= k->child_cost[i]) self = 0;
-            else self -= (int64_t)llround(k->child_cost[i]);
+            if ((double)self <= k->child_cost[i])
+                self = 0;
+            else
+                self -= (int64_t)llround(k->child_cost[i]);
             if (self < 0) self = 0;
         }
         k->self[i] = self;
@@ -385,6 +391,7 @@ static void add_thread(stacks *s, const vor_reader *r, const vor_reader_frame *f
     for (uint32_t i = 0; i < n; i++)
         if (k->parent[i] == VOR_PARENT_NONE) walk(s, ts, i, base);
     if (s->opt.tree) flamegraph_tree_end_scopes(s->opt.tree);
+    if (s->opt.on_thread) s->opt.on_thread(s->opt.on_thread_ctx, f, ts, k);
 }
 
 /* The per-frame distributions of name `name`, made on first use. */
@@ -507,7 +514,9 @@ const stacks_name *stacks_get_name(const stacks *s, uint32_t name) {
     return name < s->cap_names && name < name_table_count(s->names) ? &s->by_name[name] : NULL;
 }
 
-int stacks_name_used(const stacks_name *n) { return n && (n->calls || n->total_ns || n->self_ns); }
+int stacks_name_used(const stacks_name *n) {
+    return n && (n->calls || n->total_ns || n->self_ns);
+}
 
 double stacks_frame_percentile(stacks *s, uint32_t name, int self, double p) {
     uint64_t n = s->stats.flame_frames;
@@ -524,9 +533,13 @@ double stacks_frame_percentile(stacks *s, uint32_t name, int self, double p) {
 
 char *stacks_costs_text(const stacks *s, char *buf, size_t cap) {
     size_t len = 0;
-    if (s->scope_cost_ns > 0) len = cli_append(buf, cap, len, "%.1f ns per child scope", s->scope_cost_ns);
-    else len = cli_append(buf, cap, len, "child scopes not compensated (no scope cost recorded)");
-    if (s->function_cost_ns > 0) cli_append(buf, cap, len, ", %.1f ns per child function", s->function_cost_ns);
-    else cli_append(buf, cap, len, ", child functions not compensated (no function cost recorded)");
+    if (s->scope_cost_ns > 0)
+        len = cli_append(buf, cap, len, "%.1f ns per child scope", s->scope_cost_ns);
+    else
+        len = cli_append(buf, cap, len, "child scopes not compensated (no scope cost recorded)");
+    if (s->function_cost_ns > 0)
+        cli_append(buf, cap, len, ", %.1f ns per child function", s->function_cost_ns);
+    else
+        cli_append(buf, cap, len, ", child functions not compensated (no function cost recorded)");
     return buf;
 }

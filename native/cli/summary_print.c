@@ -91,8 +91,8 @@ static void print_top_text(summary *s, FILE *out, int by_self) {
     }
     fprintf(out, "\ntop %u scopes by %s time%s\n", rows, by_self ? "self" : "total",
             t.n > rows ? "" : " (all of them)");
-    fprintf(out, "%-*s %12s %14s %14s %12s %12s %14s\n", width, "name", "calls", "total ms", "self ms", "mean us", "max us",
-            "self/frame us");
+    fprintf(out, "%-*s %12s %14s %14s %12s %12s %14s\n", width, "name", "calls", "total ms", "self ms", "mean us",
+            "max us", "self/frame us");
     for (uint32_t i = 0; i < rows; i++) {
         const stacks_name *st = stacks_get_name(&s->st, t.ids[i]);
         char calls[NUMFMT_BYTES], total[NUMFMT_BYTES], self[NUMFMT_BYTES], mean[NUMFMT_BYTES], max[NUMFMT_BYTES],
@@ -125,7 +125,8 @@ static void print_metrics_text(summary *s, FILE *out) {
         if (shown_width(c->name, NAME_WIDTH_MAX) > nw) nw = shown_width(c->name, NAME_WIDTH_MAX);
         if (shown_width(c->unit, UNIT_WIDTH_MAX) > uw) uw = shown_width(c->unit, UNIT_WIDTH_MAX);
     }
-    fprintf(out, "\n%-*s %-*s %10s %12s %12s %12s %12s\n", nw, "metric", uw, "unit", "frames", "min", "mean", "p95", "max");
+    fprintf(out, "\n%-*s %-*s %10s %12s %12s %12s %12s\n", nw, "metric", uw, "unit", "frames", "min", "mean", "p95",
+            "max");
     for (uint32_t id = 0; id < n; id++) {
         const vor_reader_column *c = vor_reader_get_column(r, id);
         if (!c) continue;
@@ -155,11 +156,15 @@ static void clock_text(const vor_reader_info *info, char *buf, size_t cap) {
                  info ? info->version_minor : 0);
         return;
     }
-    cli_text_show(source, sizeof source, info->clock_source && info->clock_source[0] ? info->clock_source : "unknown source");
-    if (info->clock_resolution_ns) snprintf(buf, cap, "%s, resolution %s ns", source, numfmt_count(res, info->clock_resolution_ns));
-    else snprintf(buf, cap, "%s, resolution not recorded", source);
+    cli_text_show(source, sizeof source,
+                  info->clock_source && info->clock_source[0] ? info->clock_source : "unknown source");
+    if (info->clock_resolution_ns)
+        snprintf(buf, cap, "%s, resolution %s ns", source, numfmt_count(res, info->clock_resolution_ns));
+    else
+        snprintf(buf, cap, "%s, resolution not recorded", source);
     size_t len = strlen(buf);
-    if (info->cross_origin_isolated == 1) snprintf(buf + len, cap - len, " (page cross-origin isolated)");
+    if (info->cross_origin_isolated == 1)
+        snprintf(buf + len, cap - len, " (page cross-origin isolated)");
     else if (info->cross_origin_isolated == 0)
         snprintf(buf + len, cap - len, " (page not cross-origin isolated: coarse timer; see the README)");
 }
@@ -183,8 +188,8 @@ static void print_damage_text(const vor_reader *r, FILE *out) {
         vor_reader_damage d;
         if (!vor_reader_get_damage(r, i, &d)) break;
         char problem[160];
-        fprintf(out, "          at byte %llu, %llu bytes: %s\n", (unsigned long long)d.offset, (unsigned long long)d.length,
-                cli_text_show(problem, sizeof problem, d.problem ? d.problem : ""));
+        fprintf(out, "          at byte %llu, %llu bytes: %s\n", (unsigned long long)d.offset,
+                (unsigned long long)d.length, cli_text_show(problem, sizeof problem, d.problem ? d.problem : ""));
     }
     if (n > VOR_READER_MAX_DAMAGE_REPORTS)
         fprintf(out, "          (the first %u are listed)\n", VOR_READER_MAX_DAMAGE_REPORTS);
@@ -210,8 +215,8 @@ void summary_print_text(summary *s, FILE *out) {
     if (s->frames == 0) {
         fprintf(out, "frames    0\n");
     } else {
-        fprintf(out, "frames    %s (index %llu to %llu)", numfmt_count(a, s->frames), (unsigned long long)s->first_index,
-                (unsigned long long)s->last_index);
+        fprintf(out, "frames    %s (index %llu to %llu)", numfmt_count(a, s->frames),
+                (unsigned long long)s->first_index, (unsigned long long)s->last_index);
         if (s->flame_frames) fprintf(out, ", %s with flame scopes", numfmt_count(b, s->flame_frames));
         fputc('\n', out);
         int64_t span;
@@ -236,9 +241,10 @@ void summary_print_text(summary *s, FILE *out) {
         fprintf(out, "overhead  %.3f ms (the profiler's own time, all frames)\n", (double)s->overhead_ns / 1e6);
     }
     print_damage_text(s->reader, out);
-    fprintf(out, "ended     %s\n", vor_reader_finished(s->reader) ? "properly (the writer closed the capture)"
-                                                                 : "without an end record (still being written, or the "
-                                                                   "program stopped without vor_shutdown)");
+    fprintf(out, "ended     %s\n",
+            vor_reader_finished(s->reader) ? "properly (the writer closed the capture)"
+                                           : "without an end record (still being written, or the "
+                                             "program stopped without vor_shutdown)");
 
     print_metrics_text(s, out);
     if (s->top > 0) {
@@ -249,15 +255,16 @@ void summary_print_text(summary *s, FILE *out) {
     if (ts->parent_unknown)
         fprintf(out,
                 "\nnote: %s scopes ended in a frame where their parent was not recorded (the capture does not "
-                "list the scopes open at that frame's end, as format 1.0 cannot); they are counted under \""
-                STACKS_PLACEHOLDER "\"\n",
+                "list the scopes open at that frame's end, as format 1.0 cannot); they are counted under "
+                "\"" STACKS_PLACEHOLDER "\"\n",
                 numfmt_count(a, ts->parent_unknown));
     if (ts->children_longer)
         fprintf(out, "note: irregular timing: %s scopes were shorter than their children (self time taken as 0)\n",
                 numfmt_count(a, ts->children_longer));
     if (ts->names_refused)
-        fprintf(out, "note: %s scopes had names beyond the %u distinct names kept; they are counted as \"" STACKS_MORE_NAMES
-                     "\"\n",
+        fprintf(out,
+                "note: %s scopes had names beyond the %u distinct names kept; they are counted as \"" STACKS_MORE_NAMES
+                "\"\n",
                 numfmt_count(a, ts->names_refused), NAME_TABLE_MAX);
 }
 
@@ -321,8 +328,10 @@ void summary_print_json(summary *s, FILE *out) {
     json_bool(&w, "flame_requested", info ? info->flame : 0);
     json_int(&w, "wall_epoch_ns", info ? info->wall_epoch_ns : 0);
     wall_clock(wall, sizeof wall, info ? info->wall_epoch_ns : 0, s->first_start_ns);
-    if (wall[0] && s->frames) json_string(&w, "wall_clock_start", wall);
-    else json_null(&w, "wall_clock_start");
+    if (wall[0] && s->frames)
+        json_string(&w, "wall_clock_start", wall);
+    else
+        json_null(&w, "wall_clock_start");
     json_bool(&w, "finished", vor_reader_finished(s->reader));
     json_uint(&w, "frames", s->frames);
     if (s->frames) {
@@ -347,12 +356,18 @@ void summary_print_json(summary *s, FILE *out) {
     json_int(&w, "overhead_ns", s->overhead_ns);
 
     json_object_begin(&w, "clock");
-    if (info && info->clock_resolution_ns) json_uint(&w, "resolution_ns", info->clock_resolution_ns);
-    else json_null(&w, "resolution_ns");
-    if (info && info->clock_source && info->clock_source[0]) json_string(&w, "source", info->clock_source);
-    else json_null(&w, "source");
-    if (info && info->cross_origin_isolated >= 0) json_bool(&w, "cross_origin_isolated", info->cross_origin_isolated);
-    else json_null(&w, "cross_origin_isolated");
+    if (info && info->clock_resolution_ns)
+        json_uint(&w, "resolution_ns", info->clock_resolution_ns);
+    else
+        json_null(&w, "resolution_ns");
+    if (info && info->clock_source && info->clock_source[0])
+        json_string(&w, "source", info->clock_source);
+    else
+        json_null(&w, "source");
+    if (info && info->cross_origin_isolated >= 0)
+        json_bool(&w, "cross_origin_isolated", info->cross_origin_isolated);
+    else
+        json_null(&w, "cross_origin_isolated");
     json_object_end(&w);
 
     json_object_begin(&w, "compensation");

@@ -41,13 +41,17 @@ int cli_utf8_next(const unsigned char *s, size_t n, uint32_t *cp) {
     } else if (c >= 0xE0 && c <= 0xEF) {
         len = 3;
         v = c & 0x0Fu;
-        if (c == 0xE0) lo = 0xA0;      /* overlong */
-        else if (c == 0xED) hi = 0x9F; /* surrogates */
+        if (c == 0xE0)
+            lo = 0xA0; /* overlong */
+        else if (c == 0xED)
+            hi = 0x9F; /* surrogates */
     } else if (c >= 0xF0 && c <= 0xF4) {
         len = 4;
         v = c & 0x07u;
-        if (c == 0xF0) lo = 0x90;      /* overlong */
-        else if (c == 0xF4) hi = 0x8F; /* above U+10FFFF */
+        if (c == 0xF0)
+            lo = 0x90; /* overlong */
+        else if (c == 0xF4)
+            hi = 0x8F; /* above U+10FFFF */
     } else {
         return -1; /* a continuation byte, C0, C1 (overlong) or F5..FF */
     }

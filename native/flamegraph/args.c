@@ -1,9 +1,8 @@
 /*
  * args.c: the command line of `vor flamegraph`, and its --help text.
  *
- * A table of options drives a small hand-written parser rather than getopt_long: getopt is
- * POSIX, not C, permutes argv behind the caller's back, keeps global state, and prints its own
- * messages; here the caller gets one message back and decides where it goes (exit status 2).
+ * A table of options drives the `vor` command's one parser (native/args/arg_parser.h) rather
+ * than getopt_long; the caller gets one message back and decides where it goes (exit status 2).
  * `vor diff` has its own command line (native/cli/cmd_diff.c), so nothing here is about two
  * inputs. Options and file names may come in any order, "--" ends the options, values come as the next
  * argument or after '=' (or glued to a short option: -oOUT). Nothing is allocated: strings in
@@ -12,6 +11,8 @@
 #include "flamegraph_internal.h"
 
 #include <string.h>
+
+#include "arg_parser.h"
 
 typedef enum option_id {
     OPTION_FLAMECHART,
@@ -37,12 +38,7 @@ typedef enum option_id {
     OPTION_HELP,
 } option_id;
 
-typedef struct option_spec {
-    const char *long_name; /* without "--" */
-    char short_name;       /* 0 = none */
-    bool takes_value;
-    option_id id;
-} option_spec;
+typedef vor_arg_option option_spec;
 
 static const option_spec option_specs[] = {
     { "flamechart", 0, false, OPTION_FLAMECHART },
@@ -128,23 +124,6 @@ const char *flamegraph_help_text(void)
     return help_text;
 }
 
-static const option_spec *find_long(const char *name, size_t length)
-{
-    for (size_t i = 0; i < OPTION_COUNT; i++)
-        if (strlen(option_specs[i].long_name) == length &&
-            memcmp(option_specs[i].long_name, name, length) == 0)
-            return &option_specs[i];
-    return NULL;
-}
-
-static const option_spec *find_short(char name)
-{
-    for (size_t i = 0; i < OPTION_COUNT; i++)
-        if (option_specs[i].short_name != 0 && option_specs[i].short_name == name)
-            return &option_specs[i];
-    return NULL;
-}
-
 /* Digits only, no sign, no overflow. */
 static bool parse_u64(const char *text, size_t length, uint64_t *value)
 {
@@ -223,7 +202,7 @@ static int parse_min_width(const char *value, flamegraph_svg_options *svg, flame
     return FLAMEGRAPH_ARGS_OK;
 }
 
-static int parse_frames(const char *value, flamegraph_options *out, flamegraph_error *err)
+bool flamegraph_parse_frame_range(const char *value, uint64_t *first_out, uint64_t *last_out)
 {
     const char *dots = strstr(value, "..");
     uint64_t first = 0, last = UINT64_MAX;
@@ -238,8 +217,17 @@ static int parse_frames(const char *value, flamegraph_options *out, flamegraph_e
              (first_length == 0 || parse_u64(value, first_length, &first)) &&
              (*rest == '\0' || parse_u64(rest, strlen(rest), &last));
     }
-    if (!ok || first > last)
-        return usage_error(err, "%s: '%s' is not a frame range (A..B, A.., ..B or A, with A <= B)",
+    if (!ok || first > last) return false;
+    *first_out = first;
+    *last_out = last;
+    return true;
+}
+
+static int parse_frames(const char *value, flamegraph_options *out, flamegraph_error *err)
+{
+    uint64_t first, last;
+    if (!flamegraph_parse_frame_range(value, &first, &last))
+        return usage_error(err, "%s: '%s' is not a frame range (" FLAMEGRAPH_FRAME_RANGE_FORMS ")",
                            "--frames", value);
     out->has_frames = true;
     out->frames_first = first;
@@ -310,55 +298,35 @@ int flamegraph_parse_args(int argc, char **argv, flamegraph_options *out, flameg
         return usage_error(err, "%s%s", "flamegraph_parse_args: no result structure", "");
     memset(out, 0, sizeof *out);
 
-    bool options_ended = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (arg == NULL)
-            break;
-        if (options_ended || arg[0] != '-' || arg[1] == '\0') {
+    vor_arg_parser parser;
+    vor_arg_parser_init(&parser, argc, argv, 1, option_specs, OPTION_COUNT);
+    for (;;) {
+        const option_spec *spec;
+        const char *value;
+        switch (vor_arg_next(&parser, &spec, &value)) {
+        case VOR_ARG_DONE:
+            return FLAMEGRAPH_ARGS_OK;
+        case VOR_ARG_POSITIONAL:
             if (out->input_count == FLAMEGRAPH_MAX_INPUTS) {
                 fg_fail(err, FLAMEGRAPH_ERR_USAGE, 0, "too many file names: '%s' (at most %u)",
-                        arg, FLAMEGRAPH_MAX_INPUTS);
+                        value, FLAMEGRAPH_MAX_INPUTS);
                 return FLAMEGRAPH_ARGS_USAGE_ERROR;
             }
-            out->inputs[out->input_count++] = arg;
-            continue;
+            out->inputs[out->input_count++] = value;
+            break;
+        case VOR_ARG_ERROR:
+            if (parser.error_kind == VOR_ARG_UNEXPECTED_VALUE)
+                return usage_error(err, "option '--%s' takes no value (in '%s')", parser.option->long_name,
+                                   parser.arg);
+            if (parser.error_kind == VOR_ARG_MISSING_VALUE)
+                return usage_error(err, "option '%s' needs a value%s", parser.arg, "");
+            return usage_error(err, "unknown option '%s'%s", parser.arg, "");
+        case VOR_ARG_OPTION: {
+            int rc = apply_option(spec, value, out, err);
+            if (rc != FLAMEGRAPH_ARGS_OK)
+                return rc; /* --help wins over whatever follows it */
+            break;
         }
-        if (strcmp(arg, "--") == 0) {
-            options_ended = true;
-            continue;
         }
-        const option_spec *spec;
-        const char *value = NULL;
-        if (arg[1] == '-') {
-            const char *name = arg + 2;
-            const char *equals = strchr(name, '=');
-            spec = find_long(name, equals ? (size_t)(equals - name) : strlen(name));
-            if (spec != NULL && equals != NULL) {
-                if (!spec->takes_value)
-                    return usage_error(err, "option '--%s' takes no value (in '%s')",
-                                       spec->long_name, arg);
-                value = equals + 1;
-            }
-        } else {
-            spec = find_short(arg[1]);
-            if (spec != NULL && arg[2] != '\0') {
-                if (!spec->takes_value)
-                    spec = NULL; /* no bundling of flags: "-ih" is unknown */
-                else
-                    value = arg + 2;
-            }
-        }
-        if (spec == NULL)
-            return usage_error(err, "unknown option '%s'%s", arg, "");
-        if (spec->takes_value && value == NULL) {
-            if (i + 1 >= argc || argv[i + 1] == NULL)
-                return usage_error(err, "option '%s' needs a value%s", arg, "");
-            value = argv[++i];
-        }
-        int rc = apply_option(spec, value, out, err);
-        if (rc != FLAMEGRAPH_ARGS_OK)
-            return rc; /* --help wins over whatever follows it */
     }
-    return FLAMEGRAPH_ARGS_OK;
 }

@@ -344,6 +344,12 @@ typedef struct flamegraph_options {
  * not NULL, holding one message such as "--palette: unknown palette 'pink' (one of hot, ...)"). */
 int flamegraph_parse_args(int argc, char **argv, flamegraph_options *out, flamegraph_error *err);
 
+/* --frames' value: "A..B", "A..", "..B" or "A" (inclusive frame indices, A <= B; "A.." ends
+ * at UINT64_MAX, "..B" starts at 0). Returns true with the range, false when `value` is not
+ * one (the message to print: FLAMEGRAPH_FRAME_RANGE_FORMS). vor export uses it too. */
+#define FLAMEGRAPH_FRAME_RANGE_FORMS "A..B, A.., ..B or A, with A <= B"
+bool flamegraph_parse_frame_range(const char *value, uint64_t *first, uint64_t *last);
+
 /* The text for --help: every option above with its default. Static storage, ends in '\n'. */
 const char *flamegraph_help_text(void);
 

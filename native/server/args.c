@@ -5,7 +5,8 @@
  * tests can drive it directly. Options may stand before or after the paths; "--" ends options.
  * Every bad value yields one message naming the option and the value; the caller exits 2.
  * Values are checked here for form only (a number in range, an address that parses); whether
- * the port is free or the site exists is found out by vor_server_run().
+ * the port is free or the site exists is found out by vor_server_run(). The arguments are
+ * read by the `vor` command's one parser (native/args/arg_parser.h).
  */
 #include "server.h"
 
@@ -15,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "arg_parser.h"
 
 static const char usage_text[] =
     "usage: vor serve [FILES|DIRS] [--port N] [--host H] [--site DIR] [--no-follow]\n"
@@ -125,114 +128,137 @@ static int valid_host(const char *h)
     return inet_pton(AF_INET, h, addr) == 1 || inet_pton(AF_INET6, h, addr) == 1;
 }
 
-/* "--name=value" or "--name value": returns the value (NULL when missing), advancing *i. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-    const char *arg = argv[*i];
-    size_t n = strlen(name);
-    *missing = 0;
-    if (arg[n] == '=')
-        return arg + n + 1;
-    if (*i + 1 >= argc) {
-        *missing = 1;
-        return NULL;
-    }
-    *i += 1;
-    return argv[*i];
-}
+enum {
+    OPT_HELP,
+    OPT_NO_FOLLOW,
+    OPT_PORT,
+    OPT_HOST,
+    OPT_SITE,
+    OPT_STORE,
+    OPT_TOKEN_FILE,
+    OPT_TOKEN_READS,
+    OPT_MAX_CAPTURE_BYTES,
+    OPT_MAX_STORE_BYTES,
+    OPT_UPLOAD_ORIGIN
+};
+static const vor_arg_option options[] = {
+    {"help", 'h', 0, OPT_HELP},
+    {"no-follow", 0, 0, OPT_NO_FOLLOW},
+    {"port", 0, 1, OPT_PORT},
+    {"host", 0, 1, OPT_HOST},
+    {"site", 0, 1, OPT_SITE},
+    {"store", 0, 1, OPT_STORE},
+    {"token-file", 0, 1, OPT_TOKEN_FILE},
+    {"token-reads", 0, 0, OPT_TOKEN_READS},
+    {"max-capture-bytes", 0, 1, OPT_MAX_CAPTURE_BYTES},
+    {"max-store-bytes", 0, 1, OPT_MAX_STORE_BYTES},
+    {"upload-origin", 0, 1, OPT_UPLOAD_ORIGIN},
+};
 
-static int is_option(const char *arg, const char *name)
+/* "--NAME needs a value (...)": what each option with a value expects. */
+static int missing_value(char *err, size_t errlen, int id)
 {
-    size_t n = strlen(name);
-    return !strncmp(arg, name, n) && (arg[n] == '\0' || arg[n] == '=');
+    switch (id) {
+    case OPT_PORT:
+        return fail(err, errlen, "--port needs a value (a port number, 0-65535)");
+    case OPT_HOST:
+        return fail(err, errlen, "--host needs a value (an IP address such as 127.0.0.1)");
+    case OPT_STORE:
+        return fail(err, errlen, "--store needs a value (the store's directory)");
+    case OPT_TOKEN_FILE:
+        return fail(err, errlen, "--token-file needs a value (a file of tokens)");
+    case OPT_MAX_CAPTURE_BYTES:
+        return fail(err, errlen, "--max-capture-bytes needs a value (a size such as 500M or 2G)");
+    case OPT_MAX_STORE_BYTES:
+        return fail(err, errlen, "--max-store-bytes needs a value (a size such as 500M or 2G)");
+    case OPT_UPLOAD_ORIGIN:
+        return fail(err, errlen, "--upload-origin needs a value (e.g. https://app.example.com)");
+    default:
+        return fail(err, errlen, "--site needs a value (the panel's directory)");
+    }
 }
 
 int vor_server_parse_args(int argc, char **argv, vor_server_options *opts, char *err, size_t errlen)
 {
-    int only_paths = 0, missing = 0;
-
     if (err && errlen)
         err[0] = '\0';
     if (!opts)
         return fail(err, errlen, "internal error: no options struct");
     memset(opts, 0, sizeof *opts);
 
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!arg)
-            break;
-        if (only_paths || arg[0] != '-' || !strcmp(arg, "-")) {
+    vor_arg_parser parser;
+    vor_arg_parser_init(&parser, argc, argv, 1, options, sizeof options / sizeof options[0]);
+    for (;;) {
+        const vor_arg_option *opt;
+        const char *v;
+        unsigned long long size = 0;
+        switch (vor_arg_next(&parser, &opt, &v)) {
+        case VOR_ARG_DONE:
+            return VOR_SERVER_ARGS_OK;
+        case VOR_ARG_POSITIONAL:
             if (opts->path_count >= VOR_SERVER_MAX_PATHS)
                 return fail(err, errlen, "too many FILES|DIRS (at most %d): pass their directory instead",
                             VOR_SERVER_MAX_PATHS);
-            if (!*arg)
-                return fail(err, errlen, "empty path argument");
-            opts->paths[opts->path_count++] = arg;
-            continue;
-        }
-        if (!strcmp(arg, "--")) {
-            only_paths = 1;
-        } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            return VOR_SERVER_ARGS_HELP;
-        } else if (!strcmp(arg, "--no-follow")) {
-            opts->no_follow = 1;
-        } else if (is_option(arg, "--port")) {
-            const char *v = option_value(argc, argv, &i, "--port", &missing);
-            if (missing)
-                return fail(err, errlen, "--port needs a value (a port number, 0-65535)");
-            if (parse_port(v, &opts->port))
-                return fail(err, errlen, "--port: '%s' is not a port number (0-65535)", v);
-        } else if (is_option(arg, "--host")) {
-            const char *v = option_value(argc, argv, &i, "--host", &missing);
-            if (missing)
-                return fail(err, errlen, "--host needs a value (an IP address such as 127.0.0.1)");
-            if (!valid_host(v))
-                return fail(err, errlen, "--host: '%s' is not an IP address (e.g. 127.0.0.1, ::1, 0.0.0.0)", v);
-            opts->host = v;
-        } else if (!strcmp(arg, "--token-reads")) {
-            opts->token_reads = 1;
-        } else if (is_option(arg, "--store") || is_option(arg, "--token-file")) {
-            int store = is_option(arg, "--store");
-            const char *name = store ? "--store" : "--token-file";
-            const char *v = option_value(argc, argv, &i, name, &missing);
-            if (missing || !*v)
-                return fail(err, errlen, "%s needs a value (%s)", name, store ? "the store's directory" : "a file of tokens");
-            if (store)
-                opts->store_dir = v;
-            else
-                opts->token_file = v;
-        } else if (is_option(arg, "--max-capture-bytes") || is_option(arg, "--max-store-bytes")) {
-            int cap = is_option(arg, "--max-capture-bytes");
-            const char *name = cap ? "--max-capture-bytes" : "--max-store-bytes";
-            const char *v = option_value(argc, argv, &i, name, &missing);
-            unsigned long long size = 0;
-            if (missing)
-                return fail(err, errlen, "%s needs a value (a size such as 500M or 2G)", name);
-            if (parse_size(v, &size))
-                return fail(err, errlen, "%s: '%s' is not a size (digits, then K, M, G or T)", name, v);
-            if (cap)
-                opts->max_capture_bytes = size;
-            else
-                opts->max_store_bytes = size;
-        } else if (is_option(arg, "--upload-origin")) {
-            const char *v = option_value(argc, argv, &i, "--upload-origin", &missing);
-            if (missing)
-                return fail(err, errlen, "--upload-origin needs a value (e.g. https://app.example.com)");
-            if (!valid_origin(v))
-                return fail(err, errlen, "--upload-origin: '%s' is not an origin (http(s)://host[:port])", v);
-            if (opts->upload_origin_count >= VOR_SERVER_MAX_UPLOAD_ORIGINS)
-                return fail(err, errlen, "too many --upload-origin (at most %d)", VOR_SERVER_MAX_UPLOAD_ORIGINS);
-            opts->upload_origins[opts->upload_origin_count++] = v;
-        } else if (is_option(arg, "--site")) {
-            const char *v = option_value(argc, argv, &i, "--site", &missing);
-            if (missing)
-                return fail(err, errlen, "--site needs a value (the panel's directory)");
             if (!*v)
-                return fail(err, errlen, "--site: empty directory name");
-            opts->site_dir = v;
-        } else {
-            return fail(err, errlen, "unknown option '%s' (see vor serve --help)", arg);
+                return fail(err, errlen, "empty path argument");
+            opts->paths[opts->path_count++] = v;
+            break;
+        case VOR_ARG_ERROR:
+            if (parser.error_kind != VOR_ARG_MISSING_VALUE)
+                return fail(err, errlen, "unknown option '%s' (see vor serve --help)", parser.arg);
+            return missing_value(err, errlen, parser.option->id);
+        case VOR_ARG_OPTION:
+            switch (opt->id) {
+            case OPT_HELP:
+                return VOR_SERVER_ARGS_HELP;
+            case OPT_NO_FOLLOW:
+                opts->no_follow = 1;
+                break;
+            case OPT_PORT:
+                if (parse_port(v, &opts->port))
+                    return fail(err, errlen, "--port: '%s' is not a port number (0-65535)", v);
+                break;
+            case OPT_HOST:
+                if (!valid_host(v))
+                    return fail(err, errlen, "--host: '%s' is not an IP address (e.g. 127.0.0.1, ::1, 0.0.0.0)", v);
+                opts->host = v;
+                break;
+            case OPT_SITE:
+                if (!*v)
+                    return fail(err, errlen, "--site: empty directory name");
+                opts->site_dir = v;
+                break;
+            case OPT_STORE:
+            case OPT_TOKEN_FILE:
+                if (!*v)
+                    return missing_value(err, errlen, opt->id);
+                if (opt->id == OPT_STORE)
+                    opts->store_dir = v;
+                else
+                    opts->token_file = v;
+                break;
+            case OPT_TOKEN_READS:
+                opts->token_reads = 1;
+                break;
+            case OPT_MAX_CAPTURE_BYTES:
+            case OPT_MAX_STORE_BYTES:
+                if (parse_size(v, &size))
+                    return fail(err, errlen, "--%s: '%s' is not a size (digits, then K, M, G or T)", opt->long_name,
+                                v);
+                if (opt->id == OPT_MAX_CAPTURE_BYTES)
+                    opts->max_capture_bytes = size;
+                else
+                    opts->max_store_bytes = size;
+                break;
+            case OPT_UPLOAD_ORIGIN:
+                if (!valid_origin(v))
+                    return fail(err, errlen, "--upload-origin: '%s' is not an origin (http(s)://host[:port])", v);
+                if (opts->upload_origin_count >= VOR_SERVER_MAX_UPLOAD_ORIGINS)
+                    return fail(err, errlen, "too many --upload-origin (at most %d)", VOR_SERVER_MAX_UPLOAD_ORIGINS);
+                opts->upload_origins[opts->upload_origin_count++] = v;
+                break;
+            }
+            break;
         }
     }
-    return VOR_SERVER_ARGS_OK;
 }

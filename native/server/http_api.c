@@ -18,6 +18,7 @@
  * methods 405 with "allow: GET, HEAD".
  */
 #include "server_internal.h"
+#include "capture_access.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -64,7 +65,7 @@ int send_json(struct lws *wsi, http_session *s, unsigned int status, json_buf *b
                       body, len, true);
 }
 
-int send_error(struct lws *wsi, http_session *s, unsigned int status, const char *what, const char *detail)
+int api_send_error(struct lws *wsi, http_session *s, unsigned int status, const char *what, const char *detail)
 {
     char text[SERVER_TEXT_MAX_BYTES], msg[SERVER_TEXT_MAX_BYTES];
     json_buf b;
@@ -92,13 +93,13 @@ static int list_captures(struct lws *wsi, server *srv, http_session *s)
     index_query q;
 
     if (http_query_string(wsi, query, sizeof query) != 0)
-        return send_error(wsi, s, 414, "query too long", NULL);
+        return api_send_error(wsi, s, 414, "query too long", NULL);
     if (store_query_parse(query, &q, qbuf, sizeof qbuf, err, sizeof err))
-        return send_error(wsi, s, 400, "bad query", err);
+        return api_send_error(wsi, s, 400, "bad query", err);
     bool filtered = q.project || q.process || q.host || q.state || q.id || q.n_tags || q.scope || q.since_ms ||
                     q.until_ms;
     if (filtered && !srv->store)
-        return send_error(wsi, s, 400, "bad query", "this server keeps no store (vor serve --store DIR): nothing to "
+        return api_send_error(wsi, s, 400, "bad query", "this server keeps no store (vor serve --store DIR): nothing to "
                                                     "filter");
     registry_rescan(r);
     json_init(&b, SERVER_JSON_MAX_BYTES);
@@ -115,7 +116,7 @@ static int list_captures(struct lws *wsi, server *srv, http_session *s)
         uint64_t total = 0;
         if (store_search(srv->store, &q, &b, !first, &total, err, sizeof err)) {
             json_free(&b);
-            return send_error(wsi, s, 400, "bad query", err);
+            return api_send_error(wsi, s, 400, "bad query", err);
         }
         json_raw(&b, "],\"store\":true,\"total\":");
         json_u64(&b, total);
@@ -141,7 +142,7 @@ static int stored_capture(struct lws *wsi, server *srv, http_session *s, const c
     json_init(&b, SERVER_JSON_MAX_BYTES);
     if (store_search(srv->store, &q, &b, false, &total, err, sizeof err) || total == 0) {
         json_free(&b);
-        return send_error(wsi, s, 404, "unknown capture id", id);
+        return api_send_error(wsi, s, 404, "unknown capture id", id);
     }
     return send_json(wsi, s, 200, &b);
 }
@@ -153,15 +154,15 @@ int api_handle(struct lws *wsi, server *srv, http_session *s, const char *uri)
 
     bool compare = !strcmp(uri, "/api/compare");
     if (!compare && (strncmp(uri, prefix, pl) != 0 || (uri[pl] != '\0' && uri[pl] != '/')))
-        return send_error(wsi, s, 404, "no such endpoint", uri);
+        return api_send_error(wsi, s, 404, "no such endpoint", uri);
     if (lws_hdr_total_length(wsi, WSI_TOKEN_DELETE_URI) > 0 && uri[pl] == '/' && uri[pl + 1])
         return http_delete(wsi, srv, s, uri + pl + 1);
     if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0 && lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) <= 0)
-        return send_error(wsi, s, 405, "method not allowed",
+        return api_send_error(wsi, s, 405, "method not allowed",
                           srv->store ? "the API answers GET and HEAD (DELETE for a stored capture)"
                                      : "the API answers GET and HEAD only");
     if (!http_may_read(wsi, srv))
-        return send_error(wsi, s, 401, "a token is needed to read", "Authorization: Bearer TOKEN, or ?token=TOKEN");
+        return api_send_error(wsi, s, 401, "a token is needed to read", "Authorization: Bearer TOKEN, or ?token=TOKEN");
     if (compare)
         return http_compare(wsi, srv, s);
     if (uri[pl] == '\0' || !strcmp(uri + pl, "/"))
@@ -175,24 +176,26 @@ int api_handle(struct lws *wsi, server *srv, http_session *s, const char *uri)
         struct stat st;
         size_t n = (size_t)(file - id);
         if (n >= sizeof sid)
-            return send_error(wsi, s, 404, "unknown capture id", NULL);
+            return api_send_error(wsi, s, 404, "unknown capture id", NULL);
         memcpy(sid, id, n);
         sid[n] = '\0';
         if (store_capture_path(srv->store, sid, path, sizeof path, name, sizeof name) != 0)
-            return send_error(wsi, s, 404, "unknown capture id", sid);
+            return api_send_error(wsi, s, 404, "unknown capture id", sid);
         int fd = open_regular_file(path, O_NOFOLLOW, &st);
         if (fd < 0)
-            return send_error(wsi, s, 404, "unknown capture id", sid);
+            return api_send_error(wsi, s, 404, "unknown capture id", sid);
         snprintf(disp, sizeof disp, "attachment; filename=\"%s.vor\"", sid); /* ids are [0-9a-z-] */
         const char *const headers[] = {"cache-control:", "no-store", "content-disposition:", disp, NULL};
         return http_reply_file(wsi, s, "application/octet-stream", headers, fd, (uint64_t)st.st_size);
     }
+    if (strchr(id, '/')) /* /api/captures/<id>/<what>: random access (http_range.c) */
+        return range_handle(wsi, srv, s, id);
     registry_rescan(&srv->registry);
     const capture_entry *e = registry_find(&srv->registry, id);
     if ((!e || !e->present) && srv->store)
         return stored_capture(wsi, srv, s, id);
     if (!e || !e->present)
-        return send_error(wsi, s, 404, "unknown capture id", id);
+        return api_send_error(wsi, s, 404, "unknown capture id", id);
     json_buf b;
     json_init(&b, SERVER_JSON_MAX_BYTES);
     entry_json(&b, e);

@@ -287,14 +287,14 @@ int http_compare(struct lws *wsi, server *srv, http_session *s)
     int code;
 
     if (!srv->store)
-        return send_error(wsi, s, 404, "this server keeps no store", "start it with vor serve --store DIR");
+        return api_send_error(wsi, s, 404, "this server keeps no store", "start it with vor serve --store DIR");
     if ((code = capture_arg(wsi, srv, "a=", a, pa, sizeof pa, &size_a, &problem)))
-        return send_error(wsi, s, (unsigned)code, code == 400 ? "parameter a (a capture id) is missing" : problem, NULL);
+        return api_send_error(wsi, s, (unsigned)code, code == 400 ? "parameter a (a capture id) is missing" : problem, NULL);
     if ((code = capture_arg(wsi, srv, "b=", b, pb, sizeof pb, &size_b, &problem)))
-        return send_error(wsi, s, (unsigned)code, code == 400 ? "parameter b (a capture id) is missing" : problem, NULL);
+        return api_send_error(wsi, s, (unsigned)code, code == 400 ? "parameter b (a capture id) is missing" : problem, NULL);
     compare_jobs *j = srv->compare;
     if (!j || !j->exe)
-        return send_error(wsi, s, 501, "this server cannot compare captures", "it has no vor binary to run");
+        return api_send_error(wsi, s, 501, "this server cannot compare captures", "it has no vor binary to run");
 
     pthread_mutex_lock(&j->lock);
     compare_slot *found = NULL, *victim = NULL;
@@ -328,11 +328,11 @@ int http_compare(struct lws *wsi, server *srv, http_session *s)
         pthread_mutex_lock(&j->lock);
         snprintf(msg, sizeof msg, "%s", found->out ? found->out : "vor diff failed");
         pthread_mutex_unlock(&j->lock);
-        return send_error(wsi, s, 422, "cannot compare", msg);
+        return api_send_error(wsi, s, 422, "cannot compare", msg);
     }
     if (running >= COMPARE_MAX_RUNNING || !victim) {
         pthread_mutex_unlock(&j->lock);
-        return send_error(wsi, s, 503, "busy", "other comparisons are running; try again in a moment");
+        return api_send_error(wsi, s, 503, "busy", "other comparisons are running; try again in a moment");
     }
     if (victim->joinable) {
         pthread_join(victim->thread, NULL); /* finished: its state is not RUNNING */
@@ -353,7 +353,7 @@ int http_compare(struct lws *wsi, server *srv, http_session *s)
     if (pthread_create(&victim->thread, NULL, run_compare, victim) != 0) {
         victim->state = SLOT_EMPTY;
         pthread_mutex_unlock(&j->lock);
-        return send_error(wsi, s, 503, "busy", "cannot start a comparison now");
+        return api_send_error(wsi, s, 503, "busy", "cannot start a comparison now");
     }
     victim->joinable = true;
     pthread_mutex_unlock(&j->lock);

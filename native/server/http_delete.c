@@ -14,16 +14,16 @@ int http_delete(struct lws *wsi, server *srv, http_session *s, const char *id)
 {
     char token[600], err[200];
     if (!srv->store)
-        return send_error(wsi, s, 405, "method not allowed", "this server keeps no store (vor serve --store DIR)");
+        return api_send_error(wsi, s, 405, "method not allowed", "this server keeps no store (vor serve --store DIR)");
     http_request_token(wsi, token, sizeof token);
     if (!http_may_write(srv, token[0] ? token : NULL))
-        return send_error(wsi, s, token[0] ? 403 : 401, token[0] ? "bad token" : "a token is needed to delete",
+        return api_send_error(wsi, s, token[0] ? 403 : 401, token[0] ? "bad token" : "a token is needed to delete",
                           "Authorization: Bearer TOKEN");
     int rc = store_delete(srv->store, id, err, sizeof err);
     if (rc == 1)
-        return send_error(wsi, s, 404, "unknown capture id", id);
+        return api_send_error(wsi, s, 404, "unknown capture id", id);
     if (rc < 0)
-        return send_error(wsi, s, 500, "delete failed", err);
+        return api_send_error(wsi, s, 500, "delete failed", err);
     json_buf b;
     json_init(&b, SERVER_JSON_MAX_BYTES);
     json_raw(&b, "{\"deleted\":");

@@ -45,6 +45,7 @@
  * stalled viewer cannot take a close frame), and lws_context_destroy() closes the rest.
  */
 #include "server_internal.h"
+#include "capture_access.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -685,6 +686,7 @@ out:
     srv.destroying = true;
     if (srv.store)
         store_stop_indexer(srv.store); /* it must not wake a context being destroyed */
+    capture_access_free(&srv); /* the indexes of random access (capture_access.c), timer first */
     if (srv.context)
         lws_context_destroy(srv.context); /* closes every remaining connection */
     listener_close(&srv);

@@ -370,6 +370,7 @@ typedef struct server {
     struct viewer *uploaders[SERVER_MAX_UPLOADS]; /* their connections (ws_upload.c) */
     unsigned char *upload_buf;        /* SERVER_UPLOAD_READ_BYTES, shared by all uploaders */
     struct compare_jobs *compare;     /* GET /api/compare (http_compare.c); NULL without a store */
+    struct capture_access *access_ix; /* random access: capture indexes (capture_access.c) */
     bool stopping;
     bool destroying;                  /* lws_context_destroy() is closing everything */
 } server;
@@ -411,7 +412,7 @@ typedef struct compare_jobs compare_jobs;
 compare_jobs *compare_jobs_new(const char *exe); /* exe: the vor binary; NULL: 501 answers */
 void compare_jobs_free(compare_jobs *j);         /* kills running children, joins their threads */
 int http_compare(struct lws *wsi, server *srv, http_session *s);
-int send_error(struct lws *wsi, http_session *s, unsigned int status, const char *what, const char *detail);
+int api_send_error(struct lws *wsi, http_session *s, unsigned int status, const char *what, const char *detail);
 /* DELETE /api/captures/<id> (http_delete.c). */
 int http_delete(struct lws *wsi, server *srv, http_session *s, const char *id);
 

@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 
 export const CHROMIUM_PATH = process.env.VOR_CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
@@ -230,4 +231,64 @@ export async function screenshot(page, file) {
   await fsp.mkdir(path.dirname(file), { recursive: true });
   await page.screenshot({ path: file });
   return file;
+}
+
+/**
+ * Starts `vor serve FILES --port 0 --site SITE` (pushed onto `children`, for the caller to stop);
+ * resolves to its base URL once it prints it.
+ * @param {string} vorBin @param {string[]} files @param {string} siteDir @param {import('node:child_process').ChildProcess[]} children
+ */
+export function startVorServe(vorBin, files, siteDir, children) {
+  const child = spawn(vorBin, ['serve', ...files, '--port', '0', '--site', siteDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.stderr.on('data', (d) => {
+      text += d;
+      const m = text.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
+      if (m) resolve(m[0]);
+    });
+    child.on('exit', (code) => reject(new Error(`vor serve exited (${code}): ${text}`)));
+  });
+}
+
+/**
+ * Polls `predicate(arg)` in the page until it returns something truthy (returned); past `timeoutMs`
+ * throws, naming `what` and the panel's status line.
+ */
+export async function waitForPage(page, predicate, what, timeoutMs = 30000, arg = undefined) {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await page.evaluate(predicate, arg).catch(() => null);
+    if (v) return v;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}: ${await page.evaluate(() => document.querySelector('.vor-status')?.textContent).catch(() => '?')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Exits the test process with a failure naming `testName` when Chromium or playwright-core is
+ * missing: a browser test that cannot run fails, saying why, rather than passing unrun.
+ * @param {string} testName
+ */
+export async function failWithoutBrowser(testName) {
+  const why = await browserUnavailableReason();
+  if (!why) return;
+  console.error(`# FAIL ${testName}: ${why} (run scripts/setup.sh)`);
+  process.exit(1);
+}
+
+/**
+ * The panel fixture page (tests/browser/fixtures/panel_test.html: web/ served at /, tests/ at
+ * /__tests__/, `window.vorTest` ready) in a fresh browser. Close with `fixture.close()`.
+ * @param {{viewport?: {width: number, height: number}, query?: string}} [options]
+ */
+export async function openPanelFixture({ viewport = { width: 1280, height: 800 }, query = '' } = {}) {
+  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+  const server = await serveDirectory(path.join(root, 'web'), { mounts: { '/__tests__/': path.join(root, 'tests') } });
+  const browser = await launchBrowser({ viewport });
+  const errors = collectPageErrors(browser.page);
+  await browser.page.goto(`${server.url}__tests__/browser/fixtures/panel_test.html${query}`);
+  await browser.page.waitForFunction(() => window.vorTestReady === true);
+  return { server, browser, page: browser.page, errors, close: async () => { await browser.close(); await server.close(); } };
 }

@@ -465,7 +465,7 @@ test('the standalone page streams captures from a vor serve websocket and opens 
     const options = await p.$$eval('.vor-capture-picker option', (os) => os.map((o) => o.textContent));
     assert.equal(options.length, 3);
     assert.match(options[1], /train\.vor/);
-    assert.match(await p.textContent('.vor-stats'), /^300\/10,000 frames/);
+    assert.match(await p.textContent('.vor-stats'), /^300 frames/);
     assert.equal(await p.isHidden('.vor-notice'), true);
     await nextFrames(p, 3);
     const flame = await p.evaluate(() => {
@@ -478,7 +478,7 @@ test('the standalone page streams captures from a vor serve websocket and opens 
     await p.selectOption('.vor-capture-picker', '1');
     await p.waitForFunction(() => /train\.vor: complete/.test(document.querySelector('.vor-status')?.textContent ?? ''));
     await nextFrames(p, 2);
-    assert.match(await p.textContent('.vor-stats'), /^120\/10,000 frames/);
+    assert.match(await p.textContent('.vor-stats'), /^120 frames/);
     assert.match(p.url(), /capture=1/);
 
     // an unreadable stream: the page closes the socket itself (WebSocket.close() throws on 1003)
@@ -486,16 +486,20 @@ test('the standalone page streams captures from a vor serve websocket and opens 
     await p.waitForFunction(() => /junk\.vor: capture unreadable/.test(document.querySelector('.vor-status')?.textContent ?? ''));
     for (let i = 0; i < 100 && closeCodes[2] === undefined; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(closeCodes[2], 4003, 'the server was told to stop sending');
-    assert.deepEqual(errs, []);
+    // this stand-in server has no random access (/api/captures/<id>/index...): the page's probes get 404
+    // and it streams the capture from its start instead
+    assert.deepEqual(errs.filter((e) => !/Failed to load resource.*404/.test(e)), []);
 
     await p.setInputFiles('.vor-file input', { name: 'run.vor', mimeType: 'application/octet-stream', buffer: Buffer.from(files[0]) });
     await p.waitForFunction(() => /run\.vor: 300 frames/.test(document.querySelector('.vor-status')?.textContent ?? ''));
     await nextFrames(p, 2);
-    assert.match(await p.textContent('.vor-stats'), /^300\/10,000 frames/);
+    assert.match(await p.textContent('.vor-stats'), /^300 frames/);
 
     await p.setInputFiles('.vor-file input', { name: 'junk.vor', mimeType: 'application/octet-stream', buffer: Buffer.from('not a capture at all') });
     await p.waitForFunction(() => /junk\.vor: capture unreadable/.test(document.querySelector('.vor-status')?.textContent ?? ''));
-    assert.deepEqual(errs, []);
+    // this stand-in server has no random access (/api/captures/<id>/index...): the page's probes get 404
+    // and it streams the capture from its start instead
+    assert.deepEqual(errs.filter((e) => !/Failed to load resource.*404/.test(e)), []);
   } finally {
     await p.close();
     wss.close();

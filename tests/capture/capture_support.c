@@ -52,7 +52,8 @@ unsigned capture_minor(const uint8_t *bytes) {
 }
 
 size_t capture_header_bytes(const uint8_t *bytes) {
-    uint32_t body = (uint32_t)bytes[12] | (uint32_t)bytes[13] << 8 | (uint32_t)bytes[14] << 16 | (uint32_t)bytes[15] << 24;
+    uint32_t body =
+        (uint32_t)bytes[12] | (uint32_t)bytes[13] << 8 | (uint32_t)bytes[14] << 16 | (uint32_t)bytes[15] << 24;
     return capture_minor(bytes) >= 1 ? 20 + body + 4 : 16 + body + 4;
 }
 
@@ -102,7 +103,8 @@ void collect_frames(vor_reader *r, read_capture *out) {
             for (uint32_t t = 0; t < f.n_threads; t++)
                 for (uint32_t i = 0; i < f.threads[t].n_scopes; i++, k++) {
                     const vor_reader_scope *s = &f.threads[t].scopes[i];
-                    rf->scopes[k] = (read_scope){f.threads[t].thread_id, s->site_id, s->depth, s->start_ns, s->duration_ns};
+                    rf->scopes[k] =
+                        (read_scope){f.threads[t].thread_id, s->site_id, s->depth, s->start_ns, s->duration_ns};
                 }
         }
     }

@@ -7,10 +7,11 @@ from docs/FORMAT.md (independent_reader.py) must print the same thing for:
   - the 1.0 capture in data/, which must also read exactly as the 1.0 reader read it;
   - a capture with open scopes, unwound scopes, drops by cause, modules and ids never
     declared, written by the real writer from frame records built by test_capture_format;
-  - records built byte by byte that break the rules of FORMAT.md section 5.
+  - records built byte by byte that break the rules of FORMAT.md section 5;
+  - a stream that starts in the middle of a capture with a state record (section 4.8).
 Damage must cost the damaged records only, reported at their offsets.
 
-Usage: compare_readers.py EXAMPLE CAPTURE_DUMP TEST_CAPTURE_FORMAT
+Usage: compare_readers.py EXAMPLE CAPTURE_DUMP TEST_CAPTURE_FORMAT TEST_CAPTURE_INDEX
 """
 import json
 import os
@@ -23,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from independent_reader import crc32c  # noqa: E402
 
-example, dump, crafter = sys.argv[1], sys.argv[2], sys.argv[3]
+example, dump, crafter, indexer = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 
 
 def lines(cmd):
@@ -132,6 +133,14 @@ assert [s[8] for s in scopes] == [0, 2, 0, 1, 1], scopes  # flags: unwound, open
 assert [s[7] for s in scopes] == [2, 2, 3, -1, -1], scopes  # parents
 assert scopes[4][:2] == ["thread 4294967295", "site 4294967295"], scopes[4]
 assert got[0]["drops"] and got[0]["dropped"] == 5, got[0]
+
+# A stream that starts in the middle (header, state record, records from frame 333 on:
+# docs/FORMAT.md section 4.8) reads the same in both, "unchanged" values included.
+resumed = os.path.join(tmp, "resumed.vor")
+subprocess.run([indexer, "--write-resumed", resumed], stdout=subprocess.DEVNULL, check=True)
+got = both(resumed)
+assert got[0]["index"] == 333 and got[-1]["end"] == {"finished": True, "damage": []}, got[0]
+assert got[0]["values"]["constant"] == 1.5, got[0]["values"]
 
 # Records that break the rules of FORMAT.md section 5 cost those records only, in both.
 rules = os.path.join(tmp, "rules.vor")

@@ -314,6 +314,8 @@ class Capture:
         kind = r.u8()
         if kind == 2:
             self.finished = True
+        if kind == 3 and self.minor >= 1:
+            self.state(r)
         if kind != 1:
             return None
         v11 = self.minor >= 1
@@ -394,6 +396,26 @@ class Capture:
             self.present = present
         return {"index": index, "start": start, "duration": duration, "overhead": overhead, "dropped": dropped,
                 "values": values, "units": units, "drops": drops, "scopes": scopes}
+
+    def state(self, r):
+        """A state record (§4.8): declarations, then user values with the frame each was read in."""
+        flags = r.varint()
+        r.varint()  # the frame the state precedes
+        if flags & 1:
+            self.declarations(r, True)
+        if flags & 2:
+            cid = self.S - 1
+            for _ in range(r.varint()):
+                cid += r.varint() + 1
+                if cid >= 4096:
+                    raise Malformed("column id")
+                v = r.fullf64()
+                read_in = r.varint()
+                if v is None:
+                    raise Malformed("state value")
+                if cid not in self.columns:
+                    self.columns[cid] = ("column %d" % cid, "")
+                self.user[cid] = (v, read_in, True)
 
     def declarations(self, r, v11):
         for _ in range(r.varint()):

@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-
 /* ---- Round trip ---- */
 
 static void run_workload(int frames) {
@@ -209,9 +208,7 @@ static void bad_settings_warn_once_each_and_the_program_runs_on(void **state) {
     int lines = 0;
     for (const char *p = settings_warnings; *p; p++) lines += *p == '\n';
     assert_int_equal(lines, 3);
-    {
-        VOR_SCOPE("still recorded");
-    }
+    { VOR_SCOPE("still recorded"); }
     vor_frame_mark();
     vor_shutdown();
     /* The capture was still written, metrics only (the bad flag was ignored). */
@@ -235,9 +232,7 @@ static void unwritable_path_warns_once_and_the_program_runs_on(void **state) {
     assert_non_null(strstr(captured.last_message[VOR_LOG_BAD_ENVIRONMENT], "/nonexistent-dir/sub/run.vor"));
     assert_non_null(strstr(captured.last_message[VOR_LOG_BAD_ENVIRONMENT], "No such file or directory"));
     recording_attach(4);
-    {
-        VOR_SCOPE("measured anyway");
-    }
+    { VOR_SCOPE("measured anyway"); }
     vor_frame_mark();
     assert_int_equal(rec.n_frames, 1);
     assert_int_equal(rec.frames[0].n_scopes, 1);
@@ -489,9 +484,7 @@ static void forked_child_leaves_the_parents_files_alone(void **state) {
     if (child == 0) {
         /* The child of a recording process: it measures, marks frames, even tries to start
          * a session of its own, and exits normally (atexit hooks run). */
-        {
-            VOR_SCOPE("in the child");
-        }
+        { VOR_SCOPE("in the child"); }
         vor_frame_mark();
         vor_enable();
         vor_frame_mark();
@@ -546,9 +539,7 @@ static void logger_that_exits_inside_a_frame_mark_does_not_hang(void **state) {
         vor_setup(&d);
         vor_enable();
         for (int i = 0; i < 200; i++) {
-            {
-                VOR_SCOPE("growing the file");
-            }
+            { VOR_SCOPE("growing the file"); }
             vor_record_metric("i", i);
             vor_frame_mark();
         }

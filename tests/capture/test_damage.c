@@ -27,7 +27,6 @@ typedef struct damage_case {
 
 static damage_case sample;
 
-
 /* What one read of a (damaged) capture gave. */
 typedef struct read_result {
     vor_read_status last;
@@ -120,8 +119,8 @@ static void expect_only_record_lost(const read_result *got, uint32_t k, const ch
     if (!ok)
         fail_msg("%s (record %u at byte %zu): status %d, %u frames, %llu damaged (first at %llu: %s), finished %d, %s",
                  what, k, sample.offsets[k], got->last, got->n_frames, (unsigned long long)got->damage_count,
-                 (unsigned long long)got->first_damage.offset,
-                 got->damage_count ? got->first_damage.problem : "-", got->finished, got->error);
+                 (unsigned long long)got->first_damage.offset, got->damage_count ? got->first_damage.problem : "-",
+                 got->finished, got->error);
 }
 
 static uint8_t pattern_for(size_t i, unsigned salt) {
@@ -269,7 +268,8 @@ static void torn_tails_wait_at_every_byte(void **state) {
         read_memory(sample.bytes, cut, 0, &got);
         uint32_t whole = 0;
         while (whole < sample.n_records && record_end(whole) <= cut) whole++;
-        if (got.last != VOR_READ_NOTHING_YET || got.damage_count != 0 || got.n_frames != (whole < FRAMES ? whole : FRAMES))
+        if (got.last != VOR_READ_NOTHING_YET || got.damage_count != 0 ||
+            got.n_frames != (whole < FRAMES ? whole : FRAMES))
             fail_msg("cut at %zu: status %d, %u frames, %llu damaged: %s", cut, got.last, got.n_frames,
                      (unsigned long long)got.damage_count, got.error);
     }
@@ -333,7 +333,8 @@ static void damage_in_a_1_0_capture_is_an_error(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(every_damaged_byte_costs_its_record_only, capture_teardown),
-        cmocka_unit_test_teardown(every_two_damaged_bytes_of_a_sample_of_records_cost_that_record_only, capture_teardown),
+        cmocka_unit_test_teardown(every_two_damaged_bytes_of_a_sample_of_records_cost_that_record_only,
+                                  capture_teardown),
         cmocka_unit_test_teardown(damage_in_a_growing_input_resynchronises_the_same, capture_teardown),
         cmocka_unit_test_teardown(a_size_past_the_end_is_damage_only_if_an_intact_record_follows, capture_teardown),
         cmocka_unit_test_teardown(torn_tails_wait_at_every_byte, capture_teardown),

@@ -14,7 +14,11 @@
 // pid/tid and a string name; ts and dur of X and C events are written with exactly three
 // decimals; per (pid, tid) the X events nest (each one inside the enclosing one or after
 // it, never straddling its end); C events carry finite numbers; M events are
-// process_name, thread_name or thread_sort_index.
+// process_name, thread_name or thread_sort_index. vor's X events carry no args (speedscope
+// names an event by its name plus its args): what vor adds is in their categories,
+// "vor,src:FILE:LINE[,clipped_start][,clipped_end][,unwound]" for a scope and
+// "vor.frame,index:N,scopes:N,dropped:N,overhead_ns:N[,CAUSE:N]" for a frame, read back
+// here as the file, line and args the output lines show (args themselves still read).
 //
 // The nesting check is the one to use on any trace vor writes (VOR_TRACE, `vor export
 // --format chrome`): zero partial overlaps per thread, across frames too. With --summary,
@@ -88,6 +92,36 @@ for (const line of source.split('\n')) {
   }
 }
 
+// "vor,src:FILE:LINE,clipped_end" -> {cat: "vor", file, line, flags: {clipped_end: true}}
+// (FILE may hold commas and colons: flags are taken from the end, the line after the last ':');
+// "vor.frame,index:7,scopes:9" -> {cat: "vor.frame", flags: {index: 7, scopes: 9}}.
+function readCategories(text) {
+  const found = [];
+  let rest = text;
+  for (;;) {
+    const m = rest.match(/,(clipped_start|clipped_end|unwound)$/);
+    if (!m) break;
+    found.unshift(m[1]);
+    rest = rest.slice(0, -m[0].length);
+  }
+  const flags = Object.fromEntries(found.map((f) => [f, true]));
+  if (rest.startsWith('vor.frame,')) {
+    // A frame's figures: "vor.frame,index:7,scopes:9,...", numbers.
+    const [cat, ...pairs] = rest.split(',');
+    for (const pair of pairs) {
+      const colon = pair.indexOf(':');
+      if (colon < 0 || !/^-?\d+$/.test(pair.slice(colon + 1))) fail(`bad frame category '${pair}' in '${text}'`);
+      flags[pair.slice(0, colon)] = Number(pair.slice(colon + 1));
+    }
+    return { cat, flags };
+  }
+  const src = rest.indexOf(',src:');
+  if (src < 0) return { cat: rest, flags };
+  const location = rest.slice(src + 5);
+  const colon = location.lastIndexOf(':');
+  return { cat: rest.slice(0, src), file: location.slice(0, colon), line: location.slice(colon + 1), flags };
+}
+
 const hex = (s) => (s === '' ? '-' : Buffer.from(s, 'utf8').toString('hex'));
 const ns = (us) => Math.round(us * 1000);
 const isInt = (v) => Number.isInteger(v) && v >= 0;
@@ -101,13 +135,14 @@ events.forEach((e, i) => {
     if (typeof e.ts !== 'number' || typeof e.dur !== 'number' || e.dur < 0) fail(`${where}: bad ts/dur`);
     if (!isInt(e.pid) || !isInt(e.tid)) fail(`${where}: bad pid/tid`);
     if (typeof e.name !== 'string') fail(`${where}: no name`);
-    const args = e.args || {};
-    const file = typeof args.file === 'string' ? hex(args.file) : '-';
-    const line = args.line === undefined ? '-' : String(args.line);
-    const rest = { ...args };
+    const { cat, file: fileText, line: lineNumber, flags } = readCategories(e.cat ?? '');
+    const args = { ...(e.args || {}) };
+    const file = typeof args.file === 'string' ? hex(args.file) : fileText !== undefined ? hex(fileText) : '-';
+    const line = args.line !== undefined ? String(args.line) : lineNumber !== undefined ? lineNumber : '-';
+    const rest = { ...args, ...flags };
     delete rest.file;
     delete rest.line;
-    out.push(`X ${e.pid} ${e.tid} ${ns(e.ts)} ${ns(e.dur)} ${hex(e.name)} ${hex(e.cat ?? '')} ${file} ${line} ${JSON.stringify(rest)}`);
+    out.push(`X ${e.pid} ${e.tid} ${ns(e.ts)} ${ns(e.dur)} ${hex(e.name)} ${hex(cat)} ${file} ${line} ${JSON.stringify(rest)}`);
     const key = `${e.pid}/${e.tid}`;
     if (!slicesByThread.has(key)) slicesByThread.set(key, []);
     slicesByThread.get(key).push({ start: ns(e.ts), end: ns(e.ts) + ns(e.dur), name: e.name });

@@ -40,6 +40,12 @@ void remove_test_dir(void) {
     test_dir[0] = '\0';
 }
 
+int remove_test_dir_teardown(void **state) {
+    (void)state;
+    remove_test_dir();
+    return 0;
+}
+
 static int run_checker(const char *mode, const char *path, trace_dump *out, int quiet) {
     memset(out, 0, sizeof *out);
     char command[2048];

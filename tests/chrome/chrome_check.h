@@ -20,6 +20,8 @@ typedef struct trace_dump {
  * by remove_test_dir). The string stays valid until the 16th next call. */
 const char *test_path(const char *name);
 void remove_test_dir(void);
+/* remove_test_dir as a cmocka group teardown. */
+int remove_test_dir_teardown(void **state);
 
 /* Runs the checker in `mode` (strict, catapult or perfetto) on `path`; fills `out` and
  * returns the exit status. */

@@ -114,9 +114,8 @@ static void prepared_events_are_identical_to_plain_ones(void **state) {
     vor_chrome_json *ja = open_file(a, 0), *jb = open_file(b, 0);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         vor_chrome_prepared p;
-        assert_int_equal(vor_chrome_prepare_complete(&p, names[i], i % 2 ? NULL : "vor", i == 2 ? NULL : "f.c",
-                                                     (uint32_t)i),
-                         1);
+        assert_int_equal(
+            vor_chrome_prepare_complete(&p, names[i], i % 2 ? NULL : "vor", i == 2 ? NULL : "f.c", (uint32_t)i), 1);
         vor_chrome_json_complete(ja, names[i], i % 2 ? NULL : "vor", 1, 2, (int64_t)i * 1000, 5, i == 2 ? NULL : "f.c",
                                  (uint32_t)i, NULL, 0);
         vor_chrome_json_complete_prepared(jb, &p, 1, 2, (int64_t)i * 1000, 5, NULL, 0);
@@ -139,11 +138,11 @@ static const struct {
     {"back\\slash\\", "back\\slash\\"},
     {"ctl \x01\x02\x1f \b\f\n\r\t del\x7f", "ctl \x01\x02\x1f \b\f\n\r\t del\x7f"},
     {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"}, /* valid UTF-8 */
-    {"bad \xff end", "bad \xef\xbf\xbd end"},                                          /* invalid byte */
-    {"cut \xe2\x82", "cut \xef\xbf\xbd"},                                               /* truncated sequence */
-    {"over \xc0\xaf", "over \xef\xbf\xbd\xef\xbf\xbd"},                                 /* overlong */
-    {"surr \xed\xa0\x80", "surr \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},                /* UTF-16 surrogate */
-    {"big \xf4\x90\x80\x80", "big \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},  /* above U+10FFFF */
+    {"bad \xff end", "bad \xef\xbf\xbd end"},                                                   /* invalid byte */
+    {"cut \xe2\x82", "cut \xef\xbf\xbd"},                                                       /* truncated sequence */
+    {"over \xc0\xaf", "over \xef\xbf\xbd\xef\xbf\xbd"},                                         /* overlong */
+    {"surr \xed\xa0\x80", "surr \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},                         /* UTF-16 surrogate */
+    {"big \xf4\x90\x80\x80", "big \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},           /* above U+10FFFF */
     {"lone \x80 cont", "lone \xef\xbf\xbd cont"},
     {"mix \xe2\x28\xa1", "mix \xef\xbf\xbd(\xef\xbf\xbd"},
     {"</script> \xe2\x80\xa8", "</script> \xe2\x80\xa8"}, /* U+2028 is valid JSON */
@@ -217,8 +216,20 @@ static void non_finite_counters_are_omitted_and_counted(void **state) {
 
 static void counter_values_read_back_exactly(void **state) {
     (void)state;
-    static const double values[] = {0.0,  -0.0,   0.1,     1e-7,    123456789.123,    -2.5,    1e300,
-                                    1e21, 1e-300, 5e-324,  1.0 / 3, 9007199254740993.0, -1e15, 4503599627370497.5,
+    static const double values[] = {0.0,
+                                    -0.0,
+                                    0.1,
+                                    1e-7,
+                                    123456789.123,
+                                    -2.5,
+                                    1e300,
+                                    1e21,
+                                    1e-300,
+                                    5e-324,
+                                    1.0 / 3,
+                                    9007199254740993.0,
+                                    -1e15,
+                                    4503599627370497.5,
                                     16.000000000000004};
     const char *path = test_path("numbers.json");
     vor_chrome_json *j = open_file(path, 0);
@@ -279,7 +290,8 @@ static void write_big_trace(vor_chrome_json *j) {
         vor_chrome_arg arg = {"i", VOR_CHROME_ARG_INT, NULL, i, 0, 0};
         vor_chrome_json_complete(j, i % 500 == 7 ? long_name : name, "vor", 10, 20 + i % 3, (int64_t)i * 1000, 999,
                                  i % 3 ? "src/some/file.c" : long_name, (uint32_t)i, &arg, 1);
-        if (i % 50 == 0) vor_chrome_json_counter(j, 10, i % 100 ? "memory_mb" : long_name, (int64_t)i * 1000, NULL, i * 0.5);
+        if (i % 50 == 0)
+            vor_chrome_json_counter(j, 10, i % 100 ? "memory_mb" : long_name, (int64_t)i * 1000, NULL, i * 0.5);
         if (i % 200 == 0) vor_chrome_json_flush(j);
     }
 }
@@ -328,9 +340,10 @@ static void writes_end_between_events(void **state) {
     vor_chrome_json *j = open_file(path, 1024);
     char name[200];
     for (int i = 0; i < 300; i++) {
-        snprintf(name, sizeof name, "event %d %.*s", i, i % 150, "................................................"
-                                                               "................................................"
-                                                               "......................................................");
+        snprintf(name, sizeof name, "event %d %.*s", i, i % 150,
+                 "................................................"
+                 "................................................"
+                 "......................................................");
         vor_chrome_json_complete(j, name, "vor", 1, 1, i, 1, "f.c", 1, NULL, 0);
         size_t n;
         char *text = read_whole_file(path, &n);
@@ -406,12 +419,6 @@ static void write_errors_are_kept_and_stop_writing(void **state) {
     assert_int_equal(vor_chrome_json_close(NULL), 0);
 }
 
-static int remove_dir(void **state) {
-    (void)state;
-    remove_test_dir();
-    return 0;
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_empty_writer_closes_to_an_empty_array),
@@ -428,5 +435,5 @@ int main(void) {
         cmocka_unit_test(every_flush_leaves_a_loadable_prefix),
         cmocka_unit_test(write_errors_are_kept_and_stop_writing),
     };
-    return cmocka_run_group_tests_name("chrome_json", tests, NULL, remove_dir);
+    return cmocka_run_group_tests_name("chrome_json", tests, NULL, remove_test_dir_teardown);
 }

@@ -104,18 +104,24 @@ static void frame_body(int i) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: capture_workload FRAMES [--delay-ms MS] [--odd-names] [--span-mark] [--pause] [--burst]\n");
+        fprintf(stderr,
+                "usage: capture_workload FRAMES [--delay-ms MS] [--odd-names] [--span-mark] [--pause] [--burst]\n");
         return 2;
     }
     int frames = atoi(argv[1]);
     long delay_ms = 0;
     int span_mark = 0, pause = 0;
     for (int a = 2; a < argc; a++) {
-        if (strcmp(argv[a], "--delay-ms") == 0 && a + 1 < argc) delay_ms = atol(argv[++a]);
-        else if (strcmp(argv[a], "--odd-names") == 0) odd_names = 1;
-        else if (strcmp(argv[a], "--span-mark") == 0) span_mark = 1;
-        else if (strcmp(argv[a], "--pause") == 0) pause = 1;
-        else if (strcmp(argv[a], "--burst") == 0) burst = 1;
+        if (strcmp(argv[a], "--delay-ms") == 0 && a + 1 < argc)
+            delay_ms = atol(argv[++a]);
+        else if (strcmp(argv[a], "--odd-names") == 0)
+            odd_names = 1;
+        else if (strcmp(argv[a], "--span-mark") == 0)
+            span_mark = 1;
+        else if (strcmp(argv[a], "--pause") == 0)
+            pause = 1;
+        else if (strcmp(argv[a], "--burst") == 0)
+            burst = 1;
     }
     if (burst) {
         vor_desc desc;

@@ -2,7 +2,7 @@
 and what differed (long values shortened), and stops the test."""
 
 
-class Failure(Exception):
+class Failure(AssertionError):
     pass
 
 

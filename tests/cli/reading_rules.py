@@ -1,5 +1,5 @@
 """reading_rules.py: the reading rules of docs/FORMAT.md computed independently of the `vor`
-command, from cli_capture_dump's listing of a capture (the reader's output as text), for
+command, from capture_dump --tsv's listing of a capture (the reader's output as text), for
 the CLI tests to compare against.
 
 Per flame frame and thread: a scope's contribution is its time inside the frame; its parent
@@ -18,10 +18,10 @@ INT64_MAX = (1 << 63) - 1
 
 
 class Dump:
-    """Everything cli_capture_dump prints about a capture."""
+    """Everything capture_dump --tsv prints about a capture."""
 
     def __init__(self, dump_tool, path):
-        p = subprocess.run([dump_tool, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        p = subprocess.run([dump_tool, "--tsv", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
         if p.returncode != 0:
             raise RuntimeError(f"capture_dump failed: {p.stderr!r}")
         out = p.stdout.decode("utf-8", "surrogateescape")

@@ -310,7 +310,7 @@ def reads_format_1_1():
     w = CaptureWriter(minor=1)
     w.frame(duration=1000)
     path = w.save(tmp("probe-1.1.vor"))
-    p = subprocess.run([ARGS.dump, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    p = subprocess.run([ARGS.dump, "--tsv", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     return p.returncode == 0 and b"end\t1\tok" in p.stdout
 
 

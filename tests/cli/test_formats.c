@@ -227,7 +227,7 @@ static void utf8_decoding_follows_unicode(void **state) {
     assert_int_equal(cli_utf8_next(t, sizeof t, &cp), -3);
     assert_int_equal(cli_utf8_next(t + 3, sizeof t - 3, &cp), -2);
     assert_int_equal(cli_utf8_next(t + 5, sizeof t - 5, &cp), -1);
-    assert_int_equal(cli_utf8_next((const unsigned char *)"\xe2\x82", 2, &cp), -2); /* cut short */
+    assert_int_equal(cli_utf8_next((const unsigned char *)"\xe2\x82", 2, &cp), -2);         /* cut short */
     assert_int_equal(cli_utf8_next((const unsigned char *)"\xf4\x90\x80\x80", 4, &cp), -1); /* > U+10FFFF */
     assert_int_equal(cli_utf8_next((const unsigned char *)"\xed\xa0\x80", 3, &cp), -1);     /* surrogate */
 }
@@ -245,15 +245,20 @@ static void json_strings_are_always_valid_utf8(void **state) {
     mem_open(&m);
 #define FFFD "\xef\xbf\xbd"
     assert_string_equal(json_text(&m, "\xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80"), "\"\xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80\"");
-    assert_string_equal(json_text(&m, "a\xff" "b"), "\"a" FFFD "b\"");
-    assert_string_equal(json_text(&m, "\xc0\xaf"), "\"" FFFD FFFD "\"");         /* overlong '/' */
+    assert_string_equal(json_text(&m, "a\xff"
+                                      "b"),
+                        "\"a" FFFD "b\"");
+    assert_string_equal(json_text(&m, "\xc0\xaf"), "\"" FFFD FFFD "\"");          /* overlong '/' */
     assert_string_equal(json_text(&m, "\xe0\x80\xaf"), "\"" FFFD FFFD FFFD "\""); /* overlong, 3 bytes */
     assert_string_equal(json_text(&m, "\xed\xa0\x80"), "\"" FFFD FFFD FFFD "\""); /* surrogate */
     assert_string_equal(json_text(&m, "\xf4\x90\x80\x80"), "\"" FFFD FFFD FFFD FFFD "\"");
     assert_string_equal(json_text(&m, "\xf5\x80"), "\"" FFFD FFFD "\"");
     assert_string_equal(json_text(&m, "\xe2\x82"), "\"" FFFD "\""); /* one per maximal subpart */
     assert_string_equal(json_text(&m, "\xe2\x82x"), "\"" FFFD "x\"");
-    assert_string_equal(json_text(&m, "a\xf1\x80\x80\xe1\x80\xc2" "b\x80" "c\x80\xbf" "d"),
+    assert_string_equal(json_text(&m, "a\xf1\x80\x80\xe1\x80\xc2"
+                                      "b\x80"
+                                      "c\x80\xbf"
+                                      "d"),
                         "\"a" FFFD FFFD FFFD "b" FFFD "c" FFFD FFFD "d\"");
     assert_string_equal(json_text(&m, "\x1b[2J\x7f\xc2\x9b\xe2\x80\xa8\b\f"),
                         "\"\\u001b[2J\\u007f\\u009b\\u2028\\u0008\\u000c\"");
@@ -268,7 +273,10 @@ static void text_escapes_control_characters_and_invalid_bytes(void **state) {
     char b[256];
     assert_string_equal(cli_text_show(b, sizeof b, "plain \xc3\xa9t\xc3\xa9"), "plain \xc3\xa9t\xc3\xa9");
     assert_string_equal(cli_text_show(b, sizeof b, "a\x1b[2Jb\n\t\r\x7f\x01"), "a\\x1b[2Jb\\n\\t\\r\\x7f\\x01");
-    assert_string_equal(cli_text_show(b, sizeof b, "\xc2\x9b" "31m"), "\\u009b31m"); /* C1 CSI */
+    assert_string_equal(cli_text_show(b, sizeof b,
+                                      "\xc2\x9b"
+                                      "31m"),
+                        "\\u009b31m"); /* C1 CSI */
     assert_string_equal(cli_text_show(b, sizeof b, "x\xff\xc0\xaf\xed\xa0\x80y"), "x\\xff\\xc0\\xaf\\xed\\xa0\\x80y");
     assert_int_equal(cli_text_shown_length("a\x1b\n\xff\xc3\xa9"), 1 + 4 + 2 + 4 + 2);
     /* Cut at the end with "...", never inside a character or an escape. */

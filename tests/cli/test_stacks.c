@@ -189,9 +189,9 @@ static void scopes_open_across_the_mark_keep_their_true_stack(void **state) {
                               "main;run;step;child before the mark 200\n");
     free(text);
     const stacks_name *step = by_name(&x, "step");
-    assert_int_equal(step->calls, 1);              /* ended once */
-    assert_int_equal(step->total_ns, 950 + 500);   /* time inside the two frames */
-    assert_int_equal(step->duration_ns, 1450);     /* the full duration of the ended one */
+    assert_int_equal(step->calls, 1);               /* ended once */
+    assert_int_equal(step->total_ns, 950 + 500);    /* time inside the two frames */
+    assert_int_equal(step->duration_ns, 1450);      /* the full duration of the ended one */
     assert_int_equal(by_name(&x, "run")->calls, 0); /* never ended */
     assert_int_equal(by_name(&x, "run")->total_ns, 2000);
     assert_int_equal(x.st.stats.open_scopes, 3);
@@ -267,8 +267,8 @@ static void time_is_clipped_to_the_frame(void **state) {
     vor_reader_scope a[] = {sc(LEAF, 1, 500, 700, 1, 0), sc(STEP, 0, 100, 1500, NONE, 0)};
     vor_reader_frame f = frame1(&ts, 1, a, 2, 0, 1000, 1000);
     assert_int_equal(stacks_add_frame(&x.st, x.r, &f), STACKS_OK);
-    assert_int_equal(by_name(&x, "leaf")->total_ns, 200);   /* 1000..1200 */
-    assert_int_equal(by_name(&x, "step")->total_ns, 600);   /* 1000..1600 */
+    assert_int_equal(by_name(&x, "leaf")->total_ns, 200); /* 1000..1200 */
+    assert_int_equal(by_name(&x, "step")->total_ns, 600); /* 1000..1600 */
     assert_int_equal(by_name(&x, "step")->self_ns, 400);
     assert_int_equal(by_name(&x, "step")->duration_ns, 1500); /* mean: the full duration */
     teardown(&x);
@@ -350,7 +350,8 @@ static void a_flame_chart_keeps_time_order(void **state) {
     fixture x;
     setup(&x, 0, 1);
     vor_reader_thread_scopes ts;
-    vor_reader_scope a[] = {sc(STEP, 0, 1000, 10, NONE, 0), sc(LEAF, 0, 1100, 10, NONE, 0), sc(STEP, 0, 1200, 30, NONE, 0)};
+    vor_reader_scope a[] = {sc(STEP, 0, 1000, 10, NONE, 0), sc(LEAF, 0, 1100, 10, NONE, 0),
+                            sc(STEP, 0, 1200, 30, NONE, 0)};
     vor_reader_frame f = frame1(&ts, 1, a, 3, 0, 1000, 1000);
     assert_int_equal(stacks_add_frame(&x.st, x.r, &f), STACKS_OK);
     char *text = folded(&x, NULL, 1);

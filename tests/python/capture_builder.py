@@ -1,6 +1,7 @@
 """capture_builder.py: format 1.1 captures built byte by byte from docs/FORMAT.md, for the
 reader tests: what a writer may put in a capture (open scopes, unwound scopes, drops by
-cause, undeclared names) without needing a program that produces each case.
+cause, undeclared names) and the state record a server puts before records cut from the
+middle of one (§4.8), without needing a program that produces each case.
 
 Records are written uncompressed (FORMAT.md §3.1 allows it); one system column, frame_ms.
 """
@@ -55,6 +56,22 @@ def end_record():
     return record(b"\x02")
 
 
+def declaration_lists(sites, threads):
+    """The four declaration lists of §4.1 (no columns, no modules)."""
+    out = varint(0)  # columns
+    out += varint(len(sites)) + b"".join(
+        varint(i) + string(n) + string(fn) + string(f) + varint(line) + varint(0) + varint(0)
+        for i, n, fn, f, line in sites)
+    out += varint(len(threads)) + b"".join(varint(i) + string(n) + varint(0) for i, n in threads)
+    return out + varint(0)  # modules
+
+
+def state(first_frame, sites=(), threads=()):
+    """A state record (kind 3, §4.8): the declarations earlier records made, for a stream that
+    starts in the middle of a capture (what vor serve sends before the records it cuts out)."""
+    return record(b"\x03" + varint(1) + varint(first_frame) + declaration_lists(sites, threads))
+
+
 def frame(index, start, duration, sites=(), threads=(), flame=None, drops=None, dropped_total=0):
     """flame: [(thread_id, ended, open)], ended = [(site, depth, unwound, start, duration)],
     open = [(site, start)]; drops: [(cause, thread_id, count)]; sites: [(id, name, function,
@@ -63,12 +80,7 @@ def frame(index, start, duration, sites=(), threads=(), flame=None, drops=None, 
     flags = (1 if declarations else 0) | (4 if drops is not None else 0) | (8 if flame is not None else 0)
     out = b"\x01" + varint(flags) + varint(index) + varint(start) + varint(duration) + varint(0)
     if declarations:
-        out += varint(0)  # columns
-        out += varint(len(sites)) + b"".join(
-            varint(i) + string(n) + string(fn) + string(f) + varint(line) + varint(0) + varint(0)
-            for i, n, fn, f, line in sites)
-        out += varint(len(threads)) + b"".join(varint(i) + string(n) + varint(0) for i, n in threads)
-        out += varint(0)  # modules
+        out += declaration_lists(sites, threads)
     out += varint(0)  # user values
     if drops is not None:
         out += varint(dropped_total) + varint(len(drops))

@@ -5,7 +5,7 @@ whose declarations are missing, and a torn tail followed as it grows."""
 import pytest
 
 import vor
-from capture_builder import end_record, frame, header
+from capture_builder import end_record, frame, header, state
 
 SITES = [(1, "outer", "main", "app.py", 10), (2, "inner", "work", "app.py", 20), (3, "leaf", "leaf", "app.py", 30)]
 THREADS = [(7, "MainThread"), (9, "loader")]
@@ -63,6 +63,16 @@ def test_undeclared_sites_and_threads_get_numbered_names(tmp_path):
     scopes = list(vor.Reader(build(tmp_path, f0)))[0].scopes
     assert [(s.name, s.thread, s.function, s.line) for s in scopes] == [
         ("site 5", "thread 12", "", 0), ("site 0", "thread 12", "", 0)]
+
+
+def test_a_stream_from_the_middle_reads_its_names_from_the_state_record(tmp_path):
+    # records cut from the middle of a capture: their sites and threads were declared earlier;
+    # the state record (kind 3) in front of them declares them again (FORMAT.md 4.8)
+    f10 = frame(10, 10000, 1000, flame=[(7, [(2, 1, False, 10100, 50)], [(1, 10050)])])
+    scopes = list(vor.Reader(build(tmp_path, state(10, SITES, THREADS), f10)))[0].scopes
+    assert [(s.name, s.thread, s.open) for s in scopes] == [("inner", "MainThread", False), ("outer", "MainThread", True)]
+    bare = list(vor.Reader(build(tmp_path, f10)))[0].scopes  # without it: numbered names, nothing else lost
+    assert [(s.name, s.thread) for s in bare] == [("site 2", "thread 7"), ("site 1", "thread 7")]
 
 
 def test_a_torn_tail_is_waited_for_then_read(tmp_path):

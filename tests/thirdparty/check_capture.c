@@ -21,8 +21,8 @@
  *       KINDS (e.g. "23") hold scopes vor closed itself (VOR_SCOPE_UNWOUND), the others
  *       none; UNWOUND_NAME is among the unwound scopes of every error step; and the
  *       structure check's nesting rules hold in every frame. Exit status 3 when these
- *       expectations are unmet (today's outcome: vor does not yet close skipped scopes, and
- *       the stale ones break nesting and fill the depth limit), 1 when the capture is not
+ *       expectations are unmet (what a vor that does not close skipped scopes gives: the
+ *       stale ones break nesting and fill the depth limit), 1 when the capture is not
  *       even complete (frames missing, no end record).
  *
  * A site is a function of -finstrument-functions when it has a module (native, format 1.1),

@@ -5,7 +5,7 @@
 #   run.sh names LIB                      native -finstrument-functions run: functions named
 #   run.sh diff LIB                       native against wasm, same driver: names match
 #   run.sh outputs LIB FLAVOUR VARIANT    capture, traces, flame graph, summary read back
-#   run.sh longjmp FLAVOUR VARIANT [--expect-unwinding-missing]
+#   run.sh longjmp FLAVOUR VARIANT
 #                                         Lua's longjmps: later frames recorded correctly
 #
 # Environment (set by ctest): THIRDPARTY_BIN (build/thirdparty), THIRDPARTY_OUT (this test's
@@ -107,7 +107,6 @@ outputs)
 longjmp)
     flavour=$2
     variant=$3
-    expect_missing=${4:-}
     # The Chrome trace nests exactly whatever happened (its writer's promise): a hard check.
     VOR_TRACE="$out/live.json" record run "$flavour" "lua_$variant"
     check_trace "$out/live.json"
@@ -115,20 +114,7 @@ longjmp)
     # only the interpreter's own functions, which the hand variant does not record.
     kinds=2
     [ "$variant" = whole ] && kinds=23
-    status=0
-    "$THIRDPARTY_CHECK" longjmp "$out/run.vor" "$STEPS" step checked_root "$kinds" || status=$?
-    case $status:$expect_missing in
-    0:) ;;
-    3:--expect-unwinding-missing)
-        echo "SKIPPED: vor does not close scopes skipped by longjmp yet (issue 10: 'longjmp and other non-local exits'," \
-            "the core's unwinding); the expectations above are what the fix must meet"
-        exit 77 ;;
-    0:--expect-unwinding-missing)
-        echo "FAIL: every longjmp expectation is met: the unwinding fix is in; remove THIRDPARTY_LONGJMP_EXPECTATION" \
-            "from tests/thirdparty/CMakeLists.txt so this test counts" >&2
-        exit 1 ;;
-    *) exit 1 ;;
-    esac
+    "$THIRDPARTY_CHECK" longjmp "$out/run.vor" "$STEPS" step checked_root "$kinds"
     ;;
 *)
     echo "usage: run.sh names|diff|outputs|longjmp ..." >&2

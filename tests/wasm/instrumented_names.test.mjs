@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 
 const [namedPath, strippedPath] = process.argv.slice(2);
-const scopes = (path) => JSON.parse(fs.readFileSync(path, 'utf8')).filter((e) => e.ph === 'X' && e.cat === 'vor'); // scopes, not frames
+const scopes = (path) => JSON.parse(fs.readFileSync(path, 'utf8')).filter((e) => e.ph === 'X' && e.cat.split(',')[0] === 'vor'); // scopes, not frames ("vor,src:FILE:LINE")
 const counts = (events) => {
   const c = {};
   for (const e of events) c[e.name] = (c[e.name] ?? 0) + 1;

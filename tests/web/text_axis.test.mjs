@@ -28,7 +28,7 @@ test('nothing is drawn when not even one character and the ellipsis fit', () => 
 });
 
 test('trailing spaces are not left before the ellipsis', () => {
-  assert.equal(trimText('ab  cdefgh', 33, mono), 'ab…'); // 'ab  ' fits, its spaces are dropped
+  assert.equal(trimText('abc  defgh', 33, mono), 'abc…'); // 'abc ' fits, its space is dropped
 });
 
 test('the measurer caches widths per font and clears when devicePixelRatio changes', () => {

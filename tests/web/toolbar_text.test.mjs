@@ -33,13 +33,13 @@ test('counts, rejections, unplotted columns, and a key that follows the text', (
   const store = makeStore([{ scopes: true }, {}]);
   const t = toolbarText({ store, a: 0, b: 2, paused: false, showOverhead: false, rejected: 0, lastReject: '' });
   assert.deepEqual(t.pause, { text: '❚❚ Pause', paused: false });
-  assert.equal(t.stats.text, '2/10,000 frames · 2 scopes');
-  assert.equal(t.stats.title, 'Frames held in the bounded history, and scopes held in memory');
+  assert.equal(t.stats.text, '2 frames · 2 scopes');
+  assert.equal(t.stats.title, 'The view holds 2 frames (at most 10,000) of the 2 frames seen; the strip above shows them all');
   assert.equal(t.clock.text, '');
   const p = toolbarText({ store, a: 0, b: 2, paused: true, showOverhead: true, rejected: 3, lastReject: 'bad magic' });
   assert.deepEqual(p.pause, { text: '▶ Resume', paused: true });
   assert.equal(p.chip.pressed, true);
-  assert.equal(p.stats.text, '2/10,000 frames · 2 scopes · 3 rejected');
+  assert.equal(p.stats.text, '2 frames · 2 scopes · 3 rejected');
   assert.equal(p.stats.title, 'Last rejected frame view: bad magic');
   assert.notEqual(p.key, t.key);
   assert.equal(toolbarText({ store, a: 0, b: 2, paused: false, showOverhead: false, rejected: 0, lastReject: '' }).key, t.key);
@@ -47,6 +47,14 @@ test('counts, rejections, unplotted columns, and a key that follows the text', (
   const wide = new FrameStore({ maxColumns: 2 });
   wide.decls.apply({ columns: [{ id: 0, name: 'frame_ms', system: true }, ...[1, 2, 3, 4, 5].map((id) => ({ id, name: `m${id}` }))] });
   const w = toolbarText({ store: wide, a: 0, b: 0, paused: false, showOverhead: false, rejected: 0, lastReject: '' });
-  assert.equal(w.stats.text, '0/10,000 frames · 0 scopes · 3 more metrics not plotted');
+  assert.equal(w.stats.text, '0 frames · 0 scopes · 3 more metrics not plotted');
   assert.match(w.stats.title, /the values of the other 3 are not kept\.$/);
+});
+
+test('a window of a larger capture says which frames of how many; frames kept out while paused are counted', () => {
+  const store = makeStore([{ scopes: true }, {}, {}]);
+  const t = toolbarText({ store, a: 0, b: 3, paused: true, showOverhead: false, rejected: 0, lastReject: '', captureFrames: 50000, skipped: 1 });
+  const i0 = store.frameIndexOf(store.first).toLocaleString('en-US'), i1 = store.frameIndexOf(store.end - 1).toLocaleString('en-US');
+  assert.equal(t.stats.text, `frames #${i0}–#${i1} of 50,000 · 2 scopes · 1 frame arrived while paused`);
+  assert.match(t.stats.title, /holds 3 frames \(at most 10,000\) of the 50,000 frames seen.*the 1 frame that arrived were not kept/);
 });

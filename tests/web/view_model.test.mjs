@@ -145,3 +145,27 @@ test('budget, overhead toggle, pointer and clearing notify; clearing keeps the p
   m.clearSelection();
   assert.deepEqual([m.state.range, m.state.pinned, m.state.flameRel, m.state.frozenEnd, m.state.scrollY, m.state.paused], [null, -1, null, 0, 0, true]);
 });
+
+test('a shift-drag holds the axis from its start: frames arriving meanwhile do not move it, and the range committed is the one previewed', () => {
+  const store = tenFrames();
+  const m = modelOf(store);
+  m.setDragSelection([10, 20]);
+  assert.equal(m.state.held, true);
+  assert.equal(m.frozen(), true);
+  pushFrames(store, [{ ms: 11 }, { ms: 12 }]);
+  assert.deepEqual(m.viewRange(), [0, 10], 'the frames on the axis when the drag started');
+  assert.equal(m.frameArrivalRedraws(0), false);
+  m.setDragSelection([10, 40]);
+  assert.deepEqual(m.viewRange(), [0, 10]);
+  m.setDragSelection(null);
+  m.zoomRange(2, 5); // what the controller commits, in the held axis's frames
+  assert.deepEqual(m.state.range, [2, 5]);
+  assert.equal(m.state.held, false);
+  assert.equal(m.state.paused, true);
+  m.resume();
+  assert.deepEqual(m.viewRange(), [0, 12]);
+  m.setDragSelection([1, 2]);
+  m.clearSelection(); // a new capture drops a drag in progress
+  assert.equal(m.state.held, false);
+  assert.equal(m.state.dragSel, null);
+});

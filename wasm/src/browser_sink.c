@@ -80,10 +80,10 @@
 
 /* ---- Capacities ------------------------------------------------------------------------ */
 
-#define SITE_BATCH 256u          /* site declarations per JS call (4 KiB) */
-#define THREAD_BATCH 32u         /* thread declarations per JS call (about 2 KiB) */
-#define COLUMN_BATCH 64u         /* metric column declarations per JS call */
-#define ERROR_BYTES 160u         /* JS failure message */
+#define SITE_BATCH 256u  /* site declarations per JS call (4 KiB) */
+#define THREAD_BATCH 32u /* thread declarations per JS call (about 2 KiB) */
+#define COLUMN_BATCH 64u /* metric column declarations per JS call */
+#define ERROR_BYTES 160u /* JS failure message */
 #define MAX_METRICS (VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS)
 
 /* Descriptor flags (devtools.js has the same values). */
@@ -102,9 +102,9 @@ enum { JS_OK = 0, JS_FAILED = 1 };
 typedef struct sink_site_decl {
     uint32_t id;
     uint32_t line;
-    const char *name;     /* UTF-8; JS reads name_bytes of it */
-    const char *file;     /* NULL when unknown */
-    uint32_t name_bytes;  /* the name cut as every output cuts it (utf8.h) */
+    const char *name;    /* UTF-8; JS reads name_bytes of it */
+    const char *file;    /* NULL when unknown */
+    uint32_t name_bytes; /* the name cut as every output cuts it (utf8.h) */
 } sink_site_decl;
 
 typedef struct sink_thread_decl {
@@ -119,8 +119,8 @@ typedef struct sink_column_decl {
 } sink_column_decl;
 
 typedef struct sink_frame_desc {
-    double epoch_ms;        /* the session epoch on the performance.now() timeline */
-    double start_ns;        /* frame start, ns since the epoch */
+    double epoch_ms; /* the session epoch on the performance.now() timeline */
+    double start_ns; /* frame start, ns since the epoch */
     double duration_ns;
     double index;
     double min_duration_ns;
@@ -144,15 +144,15 @@ typedef struct sink_frame_desc {
     const char *group;
     char *error;
     uint32_t error_capacity;
-    void *settings;         /* &page_settings, for the frame thread's realm */
-    double left_out_budget; /* ended scopes the entry budget left out */
-    double left_out_short;  /* ended scopes the minimum duration left out */
-    double clock_step_ns;   /* the clock's measured step; 0: unknown */
-    double min_width_ns;    /* the width a zero-length scope got (one step, less in a crowded frame) */
+    void *settings;                /* &page_settings, for the frame thread's realm */
+    double left_out_budget;        /* ended scopes the entry budget left out */
+    double left_out_short;         /* ended scopes the minimum duration left out */
+    double clock_step_ns;          /* the clock's measured step; 0: unknown */
+    double min_width_ns;           /* the width a zero-length scope got (one step, less in a crowded frame) */
     const devtools_entry *entries; /* what to show (devtools_entries.h) */
     uint32_t n_entries;
     int32_t cross_origin_isolated; /* 1, 0, or -1: unknown */
-    uint32_t budget;        /* the entry budget in effect (0: none) */
+    uint32_t budget;               /* the entry budget in effect (0: none) */
     uint32_t reserved;
 } sink_frame_desc;
 
@@ -169,7 +169,7 @@ typedef struct page_settings_t {
     int32_t has_group;
     char group[VOR_BROWSER_TRACK_GROUP_MAX_BYTES + 1]; /* requested track group (if has_group) */
     int32_t has_budget;
-    uint32_t budget;        /* requested entry budget (if has_budget) */
+    uint32_t budget; /* requested entry budget (if has_budget) */
 } page_settings_t;
 
 #define ASSERT_OFFSET(type, field, at) _Static_assert(offsetof(type, field) == (at), #type "." #field " moved")
@@ -259,15 +259,15 @@ extern void vor_devtools_js_clock(int cross_origin_isolated, double step_ns);
 
 /* ---- Settings (any thread) --------------------------------------------------------------- */
 
-static int setting_mode = -1;        /* atomic; -1: the environment's default */
-static uint64_t setting_min_ns;      /* atomic */
+static int setting_mode = -1;                                      /* atomic; -1: the environment's default */
+static uint64_t setting_min_ns;                                    /* atomic */
 static uint32_t setting_budget = VOR_BROWSER_DEFAULT_ENTRY_BUDGET; /* atomic */
-static uint32_t setting_group_version = 1; /* atomic; bumped by every change */
-static vor_mutex setting_lock = VOR_MUTEX_INIT; /* guards setting_group */
+static uint32_t setting_group_version = 1;                         /* atomic; bumped by every change */
+static vor_mutex setting_lock = VOR_MUTEX_INIT;                    /* guards setting_group */
 static char setting_group[VOR_BROWSER_TRACK_GROUP_MAX_BYTES + 1] = VOR_BROWSER_DEFAULT_TRACK_GROUP;
 static size_t setting_group_length = sizeof VOR_BROWSER_DEFAULT_TRACK_GROUP - 1;
-static int environment = -1;         /* atomic; 1 browser, 0 elsewhere, -1 not asked yet */
-static int turned_off;               /* atomic; set after a failure, cleared by set_mode */
+static int environment = -1; /* atomic; 1 browser, 0 elsewhere, -1 not asked yet */
+static int turned_off;       /* atomic; set after a failure, cleared by set_mode */
 static page_settings_t page_settings = {.mode = -1, .mode_in_effect = -1};
 
 /* Runs on the main thread at start-up, before main() and before any pthread exists:
@@ -350,11 +350,11 @@ uint32_t vor_browser_get_entry_budget(void) {
 /* ---- The consumer (frame thread, frame lock held) -------------------------------------- */
 
 typedef struct sink_state {
-    int open;                 /* a consumer is registered for the running session */
-    uint32_t flags_pending;   /* FLAG_RESET / FLAG_THREADS_RESET not yet told to JS */
-    uint32_t group_version;   /* the version JS has; 0 = never told */
-    int last_mode;            /* the mode JS was last told; -1 = none */
-    uint32_t sites_declared;  /* sites 1..sites_declared are in the JS table */
+    int open;                /* a consumer is registered for the running session */
+    uint32_t flags_pending;  /* FLAG_RESET / FLAG_THREADS_RESET not yet told to JS */
+    uint32_t group_version;  /* the version JS has; 0 = never told */
+    int last_mode;           /* the mode JS was last told; -1 = none */
+    uint32_t sites_declared; /* sites 1..sites_declared are in the JS table */
     uint32_t columns_declared;
     thread_table threads;     /* threads JS knows, under which name */
     int entries_stale;        /* frames went by unseen: forget the open scopes placed */
@@ -577,7 +577,9 @@ static void sink_close(void *state) {
     sink.open = 0;
 }
 
-void vor_browser_sink_open(void) {
+/* The platform hook of outputs.c (platform.h): a browser session's own output, opened at
+ * session start (DevTools tracks: on by default in a browser, off under node). */
+void vor_platform_outputs_open(void) {
     if (sink.open) return;
     /* A new session: JS forgets everything at the first frame it gets (which may run in
      * another thread's JavaScript realm than the last session's). */

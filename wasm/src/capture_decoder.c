@@ -145,13 +145,15 @@ static void declare(vor_wasm_decoder *d, const vor_reader_frame *f) {
     uint32_t sites = vor_reader_site_count(r);
     for (uint32_t id = d->sites_sent + 1; id <= sites; id++) {
         const vor_reader_site *s = vor_reader_get_site(r, id);
-        if (s) vor_declarations_site(&d->declarations, id, s->name, s->function, s->file, s->line);
+        if (s) vor_declarations_site(&d->declarations, id, s->name, s->function, s->file, s->line, s->module_id);
     }
     d->sites_sent = sites;
     if (!d->clock_sent) { /* the capture's clock (format 1.1 header; unknown in 1.0) */
         const vor_reader_info *info = vor_reader_get_info(r);
-        if (info) vor_declarations_clock(&d->declarations, info->clock_resolution_ns, info->clock_source,
-                                         info->cross_origin_isolated);
+        if (info)
+            vor_declarations_clock(&d->declarations, info->clock_resolution_ns, info->clock_source,
+                                   info->cross_origin_isolated);
+        if (info) vor_declarations_costs(&d->declarations, info->scope_cost_ns, info->function_cost_ns);
         d->clock_sent = 1;
     }
     thread_table_make_room(&d->threads, f->n_threads);
@@ -199,8 +201,8 @@ EMSCRIPTEN_KEEPALIVE int vor_wasm_decoder_push(vor_wasm_decoder *d, uint32_t n) 
     d->json.size = 0;
     if (d->error[0]) return -1;
     if (n > DECODER_CHUNK_BYTES || !vor_reader_feed(d->reader, d->input, n)) {
-        snprintf(d->error, sizeof d->error, "%s", vor_reader_error(d->reader)[0] ? vor_reader_error(d->reader)
-                                                                                : "decoder input refused");
+        snprintf(d->error, sizeof d->error, "%s",
+                 vor_reader_error(d->reader)[0] ? vor_reader_error(d->reader) : "decoder input refused");
         return -1;
     }
     vor_reader_frame f;

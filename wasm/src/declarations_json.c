@@ -5,6 +5,7 @@
  * come in). */
 #include "declarations_json.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ void vor_declarations_begin(vor_declarations_json *d) {
     init(&d->sites);
     init(&d->threads);
     init(&d->clock);
+    init(&d->costs);
     init(&d->text);
 }
 
@@ -63,7 +65,7 @@ void vor_declarations_column(vor_declarations_json *d, uint32_t id, const char *
 }
 
 void vor_declarations_site(vor_declarations_json *d, uint32_t id, const char *name, const char *function,
-                           const char *file, uint32_t line) {
+                           const char *file, uint32_t line, uint32_t module_id) {
     vor_out *o = &d->sites;
     open_entry(o);
     put_raw(o, "\"id\":");
@@ -76,6 +78,10 @@ void vor_declarations_site(vor_declarations_json *d, uint32_t id, const char *na
     put_string(o, file, VOR_MAX_FILE_BYTES);
     put_raw(o, ",\"line\":");
     put_uint(o, line);
+    if (module_id) {
+        put_raw(o, ",\"module\":");
+        put_uint(o, module_id);
+    }
     put_raw(o, "}");
 }
 
@@ -102,6 +108,17 @@ void vor_declarations_clock(vor_declarations_json *d, uint64_t resolution_ns, co
     put_raw(o, "}");
 }
 
+void vor_declarations_costs(vor_declarations_json *d, double scope_ns, double function_ns) {
+    if (!(scope_ns > 0 && isfinite(scope_ns))) scope_ns = 0;
+    if (!(function_ns > 0 && isfinite(function_ns))) function_ns = 0;
+    if (scope_ns == 0 && function_ns == 0) return;
+    char tmp[96];
+    snprintf(tmp, sizeof tmp, "{\"scope_ns\":%.17g,\"function_ns\":%.17g}", scope_ns, function_ns);
+    vor_out *o = &d->costs;
+    o->size = 0;
+    put_raw(o, tmp);
+}
+
 static void put_array(vor_out *text, const char *key, const vor_out *items, int *first) {
     if (items->size == 0) return;
     put_raw(text, *first ? "\"" : ",\"");
@@ -113,7 +130,8 @@ static void put_array(vor_out *text, const char *key, const vor_out *items, int 
 }
 
 const char *vor_declarations_end(vor_declarations_json *d) {
-    if (d->columns.size == 0 && d->sites.size == 0 && d->threads.size == 0 && d->clock.size == 0) return NULL;
+    if (d->columns.size == 0 && d->sites.size == 0 && d->threads.size == 0 && d->clock.size == 0 && d->costs.size == 0)
+        return NULL;
     vor_out *t = &d->text;
     int first = 1;
     put_raw(t, "{");
@@ -123,10 +141,16 @@ const char *vor_declarations_end(vor_declarations_json *d) {
     if (d->clock.size > 0) {
         put_raw(t, first ? "\"clock\":" : ",\"clock\":");
         vor_out_bytes(t, d->clock.data, d->clock.size);
+        first = 0;
+    }
+    if (d->costs.size > 0) {
+        put_raw(t, first ? "\"costs\":" : ",\"costs\":");
+        vor_out_bytes(t, d->costs.data, d->costs.size);
     }
     put_raw(t, "}");
     vor_out_u8(t, 0);
-    if (t->failed || d->columns.failed || d->sites.failed || d->threads.failed || d->clock.failed) return NULL;
+    if (t->failed || d->columns.failed || d->sites.failed || d->threads.failed || d->clock.failed || d->costs.failed)
+        return NULL;
     return (const char *)t->data;
 }
 
@@ -135,6 +159,7 @@ void vor_declarations_free(vor_declarations_json *d) {
     free(d->sites.data);
     free(d->threads.data);
     free(d->clock.data);
+    free(d->costs.data);
     free(d->text.data);
     memset(d, 0, sizeof *d);
 }

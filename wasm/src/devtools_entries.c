@@ -7,10 +7,10 @@
 #include <string.h>
 
 enum {
-    F_KEEP = 1u,     /* shown in this frame (ended scopes) */
-    F_ELIGIBLE = 2u, /* not shorter than the minimum duration */
-    F_PLACED = 4u,   /* its begin was placed in an earlier frame (begin_ns holds it) */
-    F_MARK = 8u,     /* open scopes: a descendant was shown */
+    F_KEEP = 1u,       /* shown in this frame (ended scopes) */
+    F_ELIGIBLE = 2u,   /* not shorter than the minimum duration */
+    F_PLACED = 4u,     /* its begin was placed in an earlier frame (begin_ns holds it) */
+    F_MARK = 8u,       /* open scopes: a descendant was shown */
     F_ENTERED = 0x80u, /* the depth-first walk is inside it */
 };
 
@@ -40,8 +40,7 @@ static int reserve(devtools_entries *e, size_t total, size_t ended) {
     }
     if (ended > e->cap_durations) {
         size_t n = ended + ended / 2 + 64;
-        if (grow((void **)&e->durations, n, sizeof *e->durations) ||
-            grow((void **)&e->entries, n, sizeof *e->entries))
+        if (grow((void **)&e->durations, n, sizeof *e->durations) || grow((void **)&e->entries, n, sizeof *e->entries))
             return -1;
         e->cap_durations = e->cap_entries = n;
     }

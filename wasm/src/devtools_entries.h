@@ -58,26 +58,26 @@
 /* One entry to show; devtools.js reads it by offset (24 bytes). */
 typedef struct devtools_entry {
     uint32_t site_id;
-    uint32_t thread;  /* index into the frame's threads[] */
-    double start_ns;  /* display times, ns since the session epoch */
+    uint32_t thread; /* index into the frame's threads[] */
+    double start_ns; /* display times, ns since the session epoch */
     double end_ns;
 } devtools_entry;
 
 typedef struct devtools_frame_in {
     const vor_thread_record *threads;
     uint32_t n_threads;
-    int64_t start_ns, end_ns;  /* the frame */
-    uint64_t min_duration_ns;  /* shorter ended scopes are left out (unless ancestors of shown ones) */
-    uint32_t budget;           /* at most this many scopes picked by length; 0: no limit */
-    double step_ns;            /* the clock's step: the width of a zero-length scope */
+    int64_t start_ns, end_ns; /* the frame */
+    uint64_t min_duration_ns; /* shorter ended scopes are left out (unless ancestors of shown ones) */
+    uint32_t budget;          /* at most this many scopes picked by length; 0: no limit */
+    double step_ns;           /* the clock's step: the width of a zero-length scope */
 } devtools_frame_in;
 
 typedef struct devtools_frame_out {
     const devtools_entry *entries; /* thread by thread, each in end order (children first) */
     uint32_t n_entries;
-    uint64_t left_out_budget;      /* ended scopes not shown for the budget */
-    uint64_t left_out_short;       /* ended scopes not shown for the minimum duration */
-    double min_width_ns;           /* the narrowest width used for a zero-length scope */
+    uint64_t left_out_budget; /* ended scopes not shown for the budget */
+    uint64_t left_out_short;  /* ended scopes not shown for the minimum duration */
+    double min_width_ns;      /* the narrowest width used for a zero-length scope */
 } devtools_frame_out;
 
 typedef struct devtools_open_begin {

@@ -16,8 +16,8 @@
  * so a failure never sends a frame twice); names count as declared only once a source
  * took them (after a failure, everything is declared again with the next frame, so no
  * name is lost). Without a source (Module.vorPanelSource unset), a poll skips the frames
- * and declares nothing: a source set later gets every name with its first frame. A throw is counted and reported once through vor's
- * logger (VOR_LOG_CONSUMER_FAILED, with the message); the poll returns normally.
+ * and declares nothing: a source set later gets every name with its first frame. A throw is counted and reported once
+ * through vor's logger (VOR_LOG_CONSUMER_FAILED, with the message); the poll returns normally.
  */
 #if defined(__EMSCRIPTEN__)
 
@@ -41,11 +41,11 @@ extern int vor_js_panel_frame(const uint8_t *view, uint32_t size, char *error, u
 
 static struct {
     int started;
-    uint64_t next_index;       /* first frame not yet offered */
+    uint64_t next_index; /* first frame not yet offered */
     uint32_t columns_sent;
     const char *column_units[VOR_SYSTEM_COLUMNS_MAX + VOR_MAX_USER_COLUMNS];
     uint32_t sites_sent;
-    int clock_sent;            /* the clock (vor_clock_get_info) was declared */
+    int clock_sent; /* the clock (vor_clock_get_info) was declared */
     thread_table threads;
     uint8_t *view;
     size_t view_capacity;
@@ -91,7 +91,7 @@ static void declare_names(void) {
     uint32_t sites = vor_site_count();
     for (uint32_t id = bridge.sites_sent + 1; id <= sites; id++) {
         const vor_site *s = vor_site_get(id);
-        if (s) vor_declarations_site(&bridge.declarations, id, s->name, s->function, s->file, s->line);
+        if (s) vor_declarations_site(&bridge.declarations, id, s->name, s->function, s->file, s->line, 0);
     }
     bridge.sites_sent = sites;
     if (!bridge.clock_sent) { /* the panel's clock chip */
@@ -151,8 +151,7 @@ EMSCRIPTEN_KEEPALIVE int vor_wasm_panel_poll(void) {
             }
         }
         bridge.error[0] = '\0';
-        if (delivered(vor_js_panel_frame(bridge.view, (uint32_t)size, bridge.error, ERROR_BYTES), "pushFrame"))
-            sent++;
+        if (delivered(vor_js_panel_frame(bridge.view, (uint32_t)size, bridge.error, ERROR_BYTES), "pushFrame")) sent++;
     }
     return sent;
 }

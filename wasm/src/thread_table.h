@@ -15,8 +15,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#define THREAD_TABLE_SLOTS 2048u /* power of two, 2 x VOR_MAX_MAX_THREADS: a frame's threads
-                                    always fit after a clear */
+#include "fnv1a.h"
+
+/* A power of two, 2 x VOR_MAX_MAX_THREADS: a frame's threads always fit after a clear. */
+#define THREAD_TABLE_SLOTS 2048u
 
 typedef struct thread_slot {
     uint32_t key; /* thread id + 1; 0 = empty */
@@ -42,9 +44,7 @@ static inline int thread_table_make_room(thread_table *t, uint32_t incoming) {
 }
 
 static inline uint64_t thread_table_hash(const char *name) {
-    uint64_t h = 1469598103934665603u; /* FNV-1a */
-    for (; *name; name++) h = (h ^ (unsigned char)*name) * 1099511628211u;
-    return h;
+    return vor_fnv1a64_string(name);
 }
 
 /* 1 if thread `id` was declared under `name`; else records it as declared now and

@@ -75,7 +75,11 @@ static int start_locked(const char *url, const vor_upload_options *o) {
         return 0;
     }
     vor_upload_random_key(key);
-    vor_upload_hello h = {key, u->set.project, u->set.name, "browser", u->set.token[0] ? u->set.token : NULL,
+    vor_upload_hello h = {key,
+                          u->set.project,
+                          u->set.name,
+                          "browser",
+                          u->set.token[0] ? u->set.token : NULL,
                           u->set.tags[0] ? u->set.tags : NULL};
     if (vor_upload_hello_json(&h, hello, sizeof hello, err, sizeof err) != 0) {
         vor_log_each(VOR_LOG_BAD_ENVIRONMENT, "vor_upload_start: %s", err);

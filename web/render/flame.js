@@ -6,7 +6,8 @@
 
 import { visibleRange, lodRow, createLodItems } from '../lod.js';
 import { FLAME_PALETTE, THEME } from '../colors.js';
-import { formatNs, niceStep } from '../axis.js';
+import { formatNs, rulerTicks } from '../axis.js';
+import { laneSummary } from '../untracked.js';
 import { FLAME_ROW, FLAME_LANE_HEADER } from '../layout.js';
 
 /** @typedef {import('../flame_model.js').FlameModel} FlameModel */
@@ -27,6 +28,7 @@ import { FLAME_ROW, FLAME_LANE_HEADER } from '../layout.js';
  * @property {[number, number] | null} pinnedSpan
  * @property {string} subtitle
  * @property {string} message
+ * @property {Map<number, import('../untracked.js').UntrackedLane> | null} [untracked]  gaps per thread
  */
 /**
  * The span or merged bucket under a point (flameHitTest).
@@ -40,6 +42,7 @@ import { FLAME_ROW, FLAME_LANE_HEADER } from '../layout.js';
  *   decls: import('../store.js').Declarations, colorOf: (siteId: number) => number,
  *   measurer: import('../text.js').TextMeasurer, batches: import('./batch.js').RectBatches,
  *   scratch: ReturnType<typeof createFlameScratch>, dpr: number, hover: FlameHit | null,
+ *   match?: ((site: number) => boolean) | null,
  * }} FlameDrawEnv
  */
 
@@ -49,7 +52,9 @@ const LABEL_PAD = 4;
 export function createFlameScratch() {
   /** @type {number[]} */
   const labels = []; // x, y, width, site per label
-  return { items: createLodItems(1024), labels, stats: { rects: 0, spans: 0, merged: 0 } };
+  /** @type {number[]} */
+  const hits = []; // x, y, width per search match drawn
+  return { items: createLodItems(1024), labels, hits, stats: { rects: 0, spans: 0, merged: 0 } };
 }
 
 /**
@@ -88,15 +93,10 @@ export function drawFlame(ctx, r, env) {
   const nsPerPx = (t1 - t0) / c.w;
   const toX = (/** @type {number} */ t) => c.x + (t - t0) * pxPerNs;
 
-  // ruler ticks relative to `origin` (start of the pinned frame or of the range)
-  const origin = env.origin ?? t0;
-  const step = niceStep(t1 - t0, Math.max(2, Math.floor(c.w / 120)));
-  ctx.font = THEME.fontSmall;
+  // ruler ticks relative to `origin` (start of the pinned frame or of the range): axis.js rulerTicks
+  const rticks = rulerTicks(t0, t1, env.origin ?? t0, c.w);
   ctx.fillStyle = THEME.grid;
-  const firstTick = Math.ceil((t0 - origin) / step) * step + origin;
-  const tickXs = [];
-  for (let t = firstTick; t <= t1 && tickXs.length < 200; t += step) tickXs.push([toX(t), t - origin]);
-  for (const [x] of tickXs) ctx.fillRect(Math.round(x), c.y, 1, c.h);
+  for (const tk of rticks) ctx.fillRect(Math.round(toX(tk.t)), c.y, 1, c.h);
 
   ctx.save();
   ctx.beginPath();
@@ -119,6 +119,28 @@ export function drawFlame(ctx, r, env) {
     }
   }
 
+  // untracked time: gaps between a lane's top-level scopes, shaded on its first row and labelled
+  const top0 = c.y - env.scrollY;
+  if (env.untracked) {
+    ctx.font = THEME.fontSmall;
+    ctx.textBaseline = 'middle';
+    for (const l of lanes.lanes) {
+      const u = env.untracked.get(l.threadId);
+      const y = top0 + l.rowsY;
+      if (!u || y + FLAME_ROW < c.y || y > c.y + c.h) continue;
+      for (let k = 0; k < u.gaps.length; k += 2) {
+        if (u.gaps[k + 1] < t0 || u.gaps[k] > t1) continue;
+        const x0 = Math.max(c.x, Math.round(toX(u.gaps[k]) * (env.dpr || 1)) / (env.dpr || 1));
+        const x1 = Math.min(c.x + c.w, Math.round(toX(u.gaps[k + 1]) * (env.dpr || 1)) / (env.dpr || 1));
+        if (x1 - x0 < 1) continue;
+        ctx.fillStyle = THEME.untracked;
+        ctx.fillRect(x0, y, x1 - x0, FLAME_ROW - 1);
+        const text = env.measurer.trim(`untracked ${formatNs(u.gaps[k + 1] - u.gaps[k])}`, x1 - x0 - 2 * LABEL_PAD, THEME.fontSmall);
+        if (text) { ctx.fillStyle = THEME.untrackedText; ctx.fillText(text, x0 + LABEL_PAD, y + FLAME_ROW / 2); }
+      }
+    }
+  }
+
   // rows: cull, merge, convert, batch
   const items = scratch.items;
   const labels = scratch.labels;
@@ -127,6 +149,9 @@ export function drawFlame(ctx, r, env) {
   const top = c.y - env.scrollY;
   const xMin = c.x, xMax = c.x + c.w;
   const dpr = env.dpr || 1;
+  const match = env.match ?? null;
+  const hits = scratch.hits;
+  hits.length = 0;
   for (const l of lanes.lanes) {
     if (top + l.y > c.y + c.h || top + l.y + l.height < c.y) continue;
     const rows = l.lane.rows;
@@ -150,14 +175,24 @@ export function drawFlame(ctx, r, env) {
         if (x1 <= x0) continue;
         const pal = FLAME_PALETTE[env.colorOf(items.site[k])];
         const w = x1 - x0;
-        batches.add(isMerged ? pal.merged : pal.fill, x0, y, w > 3 && !isMerged ? w - 1 : w, FLAME_ROW - 1);
+        // a search dims what does not match (a merged bucket is named by its widest span's site)
+        const dim = match !== null && !match(items.site[k]);
+        batches.add(dim ? THEME.searchDim : isMerged ? pal.merged : pal.fill, x0, y, w > 3 && !isMerged ? w - 1 : w, FLAME_ROW - 1);
+        if (match && !dim) hits.push(x0, y, w);
         if (isMerged) merged++;
-        else if (w >= LABEL_MIN_PX) labels.push(x0, y, w, items.site[k]);
+        else if (w >= LABEL_MIN_PX && !dim) labels.push(x0, y, w, items.site[k]);
       }
     }
   }
   const rects = batches.count;
   batches.flush(ctx);
+  if (hits.length) { // search matches: outlined in the highlight colour
+    ctx.strokeStyle = THEME.searchMark;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let k = 0; k < hits.length; k += 3) ctx.rect(hits[k] + 0.5, hits[k + 1] + 0.5, Math.max(0, hits[k + 2] - 1), FLAME_ROW - 2);
+    ctx.stroke();
+  }
 
   // labels: one font, one colour, trimmed to fit
   ctx.font = THEME.font;
@@ -183,7 +218,7 @@ export function drawFlame(ctx, r, env) {
     ctx.fillStyle = THEME.textMuted;
     let count = 0;
     for (const row of l.lane.rows) count += row.n;
-    ctx.fillText(`${count.toLocaleString('en-US')} scopes · depth ${l.depth}`, c.x + 14 + nw, y + FLAME_LANE_HEADER / 2 - 1);
+    ctx.fillText(laneSummary(count, l.depth, env.untracked ? env.untracked.get(l.threadId) : undefined), c.x + 14 + nw, y + FLAME_LANE_HEADER / 2 - 1);
   }
 
   // vertical position indicator when the lanes are taller than the chart (drag pans them)
@@ -210,14 +245,14 @@ export function drawFlame(ctx, r, env) {
   const wtext = `window ${formatNs(t1 - t0)}`;
   const ww = env.measurer.width(wtext, THEME.fontSmall);
   const labelLimit = ruler.x + ruler.w - ww - 14;
-  for (const [x, rel] of tickXs) {
+  for (const tk of rticks) {
+    const x = toX(tk.t);
     if (x < ruler.x + 2 || x > ruler.x + ruler.w) continue;
     ctx.fillStyle = THEME.textDim;
     ctx.fillRect(Math.round(x), ruler.y + ruler.h - 4, 1, 4);
-    const label = rel === 0 ? '0' : `${rel > 0 ? '+' : ''}${formatNs(rel)}`;
-    if (x + 3 + env.measurer.width(label, THEME.fontSmall) > labelLimit) continue;
+    if (x + 3 + env.measurer.width(tk.label, THEME.fontSmall) > labelLimit) continue;
     ctx.fillStyle = THEME.textMuted;
-    ctx.fillText(label, Math.round(x) + 3, ruler.y + ruler.h / 2 - 1);
+    ctx.fillText(tk.label, Math.round(x) + 3, ruler.y + ruler.h / 2 - 1);
   }
   ctx.fillStyle = THEME.textDim;
   ctx.fillText(wtext, ruler.x + ruler.w - ww - 4, ruler.y + ruler.h / 2 - 1);

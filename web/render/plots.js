@@ -6,7 +6,8 @@
 // so, instead of breaking the scale.
 
 import { binSeries, seriesExtent, BIN_NAN, BIN_POS_INF, BIN_NEG_INF } from '../binning.js';
-import { formatValue } from '../axis.js';
+import { formatValue, plotAxisLabels } from '../axis.js';
+import { PAD } from '../layout.js';
 import { THEME } from '../colors.js';
 
 /** @typedef {import('./bars.js').FramesEnv} FramesEnv */
@@ -174,14 +175,18 @@ export function drawPlot(ctx, r, column, index, env) {
     }
   }
 
+  // right axis: max and min with the unit (a flat series once, where its line is), right-aligned at
+  // the canvas edge so a long unit reaches into the plot rather than off the canvas
   ctx.font = THEME.fontSmall;
-  ctx.fillStyle = THEME.textDim;
-  const gx = c.x + c.w + 6;
-  if (ext.finite > 0) {
-    ctx.fillText(formatValue(ext.max), gx, c.y + 7);
-    ctx.fillText(formatValue(ext.min), gx, c.y + c.h - 7);
-  } else {
-    ctx.fillText('no data', gx, c.y + c.h / 2);
+  ctx.textAlign = 'right';
+  const gx = r.x + r.w + PAD - 2;
+  for (const l of plotAxisLabels(ext.min, ext.max, ext.finite, column.unit)) {
+    const y = l.at === 'top' ? c.y + 7 : l.at === 'bottom' ? c.y + c.h - 7 : c.y + c.h / 2;
+    const w = fontW(l.text, THEME.fontSmall);
+    if (gx - w < c.x + c.w) { ctx.fillStyle = 'rgba(17, 19, 24, 0.72)'; ctx.fillRect(gx - w - 2, y - 7, w + 4, 14); }
+    ctx.fillStyle = THEME.textDim;
+    ctx.fillText(l.text, gx, y);
   }
+  ctx.textAlign = 'left';
   return { extent: ext, range: [lo, hi] };
 }

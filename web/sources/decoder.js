@@ -13,6 +13,9 @@
 //   finished() -> bool (optional)  true once the capture's end record was read. The file source uses
 //       it to tell a complete file from a truncated one (or one still being written); without it a
 //       file that stops early cannot be told apart.
+// The module may also export createCaptureIndex() (wasm/site/capture_decoder.js): random access to
+// a file opened on the page (sources/file_access.js). loadCaptureDecoder hands back both factories
+// (`create`, `createIndex`), so a capture session can make the decoders it needs.
 // Where the page has no such module (a native-only build, or a page served without it),
 // loadCaptureDecoder reports why there is no decoder; nothing is faked.
 
@@ -52,7 +55,8 @@ export function isCaptureDecoder(d) {
  * Loads the decoder module at `url` (default: capture_decoder.js beside the page).
  * Resolves to {decoder} or {decoder: null, reason} with a sentence for the user.
  * @param {string} [url] @param {typeof fetch} [fetchImpl]
- * @returns {Promise<{decoder: CaptureDecoder, reason?: undefined} | {decoder: null, reason: string}>}
+ * @returns {Promise<{decoder: CaptureDecoder, reason?: undefined, create: () => Promise<CaptureDecoder>,
+ *   createIndex: (() => Promise<import('./file_access.js').WasmCaptureIndex>) | null} | {decoder: null, reason: string, create?: undefined, createIndex?: undefined}>}
  */
 export async function loadCaptureDecoder(url = new URL(DECODER_MODULE, globalThis.location?.href ?? 'http://localhost/').href, fetchImpl = globalThis.fetch) {
   try {
@@ -74,7 +78,8 @@ export async function loadCaptureDecoder(url = new URL(DECODER_MODULE, globalThi
     if (!isCaptureDecoder(decoder)) {
       return { decoder: null, reason: `${DECODER_MODULE}: createCaptureDecoder() did not return an object with push() and reset().` };
     }
-    return { decoder };
+    const createIndex = mod.createCaptureIndex ?? mod.default?.createCaptureIndex;
+    return { decoder, create: async () => factory(), createIndex: typeof createIndex === 'function' ? async () => createIndex() : null };
   } catch (err) {
     return { decoder: null, reason: `${DECODER_MODULE} failed to load: ${err.message}` };
   }

@@ -8,6 +8,7 @@
 // none were; an empty file is an error.
 
 import { feedDecoder } from './decoder.js';
+import { plural } from '../text.js';
 
 export const FILE_CHUNK_BYTES = 1 << 20;
 
@@ -55,7 +56,7 @@ export async function readCaptureFile(file, decoder, sink, { chunkBytes = FILE_C
     await new Promise((resolve) => setTimeout(resolve, 0));
     if (stopped()) return out;
   }
-  const frames = `${out.frames.toLocaleString('en-US')} frames`;
+  const frames = plural(out.frames, 'frame');
   if (!out.error && file.size === 0) out.error = 'empty file, not a .vor capture';
   // a decoder without finished() cannot tell a complete capture from a cut one
   if (!out.error && typeof decoder.finished === 'function' && !decoder.finished()) {

@@ -13,6 +13,7 @@
 // accept only 1000 and 3000-4999 from a page.
 
 import { feedDecoder } from './decoder.js';
+import { plural } from '../text.js';
 
 export const CAPTURE_SUBPROTOCOL = 'vor-capture';
 /** Close code sent when the panel stops reading a stream it cannot read (an application code: a page may not send 1003). */
@@ -128,7 +129,7 @@ export function connectCaptureStream({
         }
         if (msg.type === 'end') {
           st.state = 'ended';
-          const frames = `${st.frames.toLocaleString('en-US')} frames`;
+          const frames = plural(st.frames, 'frame');
           // the server has sent every byte; a capture without its end record was cut short
           if (typeof decoder.finished === 'function' && !decoder.finished()) {
             status(`${name}: ${frames} · ends before its end record: the writer stopped or crashed`, 'warn');
@@ -169,7 +170,7 @@ export function connectCaptureStream({
         scheduleReconnect();
       } else if (st.state === 'streaming') {
         st.state = 'closed';
-        status(`${name}: connection closed${ev.code && ev.code !== 1000 ? ` (code ${ev.code})` : ''} · ${st.frames.toLocaleString('en-US')} frames`, 'warn');
+        status(`${name}: connection closed${ev.code && ev.code !== 1000 ? ` (code ${ev.code})` : ''} · ${plural(st.frames, 'frame')}`, 'warn');
       } else if (st.state === 'connecting') {
         fail('cannot connect');
       }

@@ -73,11 +73,11 @@ typedef enum vor_read_status {
 
 typedef struct vor_reader_info {
     uint32_t version_major, version_minor;
-    int64_t wall_epoch_ns;   /* wall clock (ns since 1970) at the capture's time 0 */
-    const char *producer;    /* e.g. "vor 0.1.0 linux-x86_64" */
-    const char *process;     /* program name */
+    int64_t wall_epoch_ns; /* wall clock (ns since 1970) at the capture's time 0 */
+    const char *producer;  /* e.g. "vor 0.1.0 linux-x86_64" */
+    const char *process;   /* program name */
     uint64_t pid;
-    int flame;               /* 1 if the writer was asked for flame frames */
+    int flame; /* 1 if the writer was asked for flame frames */
     /* Format 1.1 and later; zero / "" / -1 in older captures. */
     uint64_t clock_resolution_ns; /* smallest step of the clock scopes were timed with; 0 = unknown */
     const char *clock_source;     /* "tsc", "monotonic", "performance.now"; "" = unknown */
@@ -99,14 +99,14 @@ typedef struct vor_reader_site {
     const char *function; /* "" when unknown */
     const char *file;     /* "" when unknown */
     uint32_t line;
-    uint32_t module_id;   /* functions of -finstrument-functions: the module holding the code
-                             (vor_reader_get_module); 0 = none or unknown */
-    uint64_t address;     /* with module_id: the function's offset from the module's load address */
+    uint32_t module_id; /* functions of -finstrument-functions: the module holding the code
+                           (vor_reader_get_module); 0 = none or unknown */
+    uint64_t address;   /* with module_id: the function's offset from the module's load address */
 } vor_reader_site;
 
 /* A loaded executable or shared object whose functions sites refer to (format 1.1). */
 typedef struct vor_reader_module {
-    uint32_t id;          /* 1 .. */
+    uint32_t id; /* 1 .. */
     const char *path;
     const char *build_id; /* lowercase hex of the GNU build id; "" when it has none */
     uint64_t load_address;
@@ -124,9 +124,11 @@ typedef struct vor_reader_value {
 } vor_reader_value;
 
 /* Scope flags. */
-#define VOR_SCOPE_OPEN 1u    /* still open at the end of the frame (listed after the ended ones) */
-#define VOR_SCOPE_UNWOUND 2u /* closed by vor: a longjmp, exception or coroutine switch skipped its
-                                end; its end is when vor noticed, at the latest */
+/* Still open at the end of the frame (listed after the ended ones). */
+#define VOR_SCOPE_OPEN 1u
+/* Closed by vor: a longjmp, exception or coroutine switch skipped its end; its end is when
+ * vor noticed, at the latest. */
+#define VOR_SCOPE_UNWOUND 2u
 
 /* Parent indices that are not an index. */
 #define VOR_PARENT_NONE 0xFFFFFFFFu    /* depth 0: no parent */
@@ -174,17 +176,17 @@ typedef struct vor_reader_drop {
 /* One frame. Pointers stay valid until the next vor_reader_next() or vor_reader_close(). */
 typedef struct vor_reader_frame {
     uint64_t index;
-    int64_t start_ns;   /* since the capture's time 0 */
+    int64_t start_ns; /* since the capture's time 0 */
     int64_t duration_ns;
-    int64_t overhead_ns;   /* the profiler's own cost attributed to the frame */
+    int64_t overhead_ns;     /* the profiler's own cost attributed to the frame */
     uint64_t dropped_scopes; /* all causes but VOR_DROP_FILTERED */
-    uint32_t n_values;     /* system values present, then user values */
+    uint32_t n_values;       /* system values present, then user values */
     const vor_reader_value *values;
-    int has_flame;         /* 1 if this frame carries scopes */
+    int has_flame; /* 1 if this frame carries scopes */
     uint32_t n_threads;
     const vor_reader_thread_scopes *threads;
-    uint64_t n_scopes;     /* ended scopes over all threads (open ones not included) */
-    uint32_t n_drops;      /* where and why scopes were dropped (format 1.1; older: none) */
+    uint64_t n_scopes; /* ended scopes over all threads (open ones not included) */
+    uint32_t n_drops;  /* where and why scopes were dropped (format 1.1; older: none) */
     const vor_reader_drop *drops;
 } vor_reader_frame;
 
@@ -208,6 +210,12 @@ VOR_API int vor_reader_feed(vor_reader *r, const void *bytes, size_t n);
  * compressed, can list 16 million). 0, the default, leaves the record size as the only
  * bound. Call it before reading frames. */
 VOR_API void vor_reader_set_max_frame_scopes(vor_reader *r, uint64_t max);
+
+/* With skip != 0, frames come without their scopes (has_flame says whether they had some;
+ * n_threads is 0), and a compressed record is decoded only as far as its values when
+ * that is enough: reading frame times, values and declarations this way costs a fraction
+ * of reading scopes. Indexes of a capture read it so. Call it before reading frames. */
+VOR_API void vor_reader_set_skip_flame(vor_reader *r, int skip);
 
 /* Reads the next frame (see the introduction). */
 VOR_API vor_read_status vor_reader_next(vor_reader *r, vor_reader_frame *frame);
@@ -235,6 +243,9 @@ VOR_API uint32_t vor_reader_system_column_count(const vor_reader *r);
 VOR_API uint32_t vor_reader_site_count(const vor_reader *r); /* highest id declared */
 VOR_API const vor_reader_site *vor_reader_get_site(const vor_reader *r, uint32_t id);
 VOR_API const vor_reader_thread *vor_reader_get_thread(const vor_reader *r, uint32_t id);
+/* Every thread declared so far, in no particular order: start with *cursor = 0; NULL after
+ * the last. */
+VOR_API const vor_reader_thread *vor_reader_next_thread(const vor_reader *r, uint32_t *cursor);
 
 /* Modules declared so far (format 1.1); NULL for an unknown id. */
 VOR_API uint32_t vor_reader_module_count(const vor_reader *r); /* highest id declared */
@@ -258,6 +269,11 @@ VOR_API int vor_reader_finished(const vor_reader *r);
 
 /* Bytes of the input consumed: the header, complete records and damage skipped. */
 VOR_API uint64_t vor_reader_offset(const vor_reader *r);
+
+/* The byte offset in the input of the record of the last frame vor_reader_next returned
+ * (0 before the first). A reader may start at such a record (format 1.1): give it the
+ * capture's header, then a state record (docs/FORMAT.md §4.8), then the bytes from there. */
+VOR_API uint64_t vor_reader_frame_offset(const vor_reader *r);
 
 /* Closes the file (if any) and frees everything. NULL is fine. */
 VOR_API void vor_reader_close(vor_reader *r);

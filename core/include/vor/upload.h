@@ -33,11 +33,11 @@ extern "C" {
 #endif
 
 typedef struct vor_upload_options {
-    const char *project;   /* NULL: VOR_PROJECT, else "default" */
-    const char *tags;      /* "k=v,k2=v2"; NULL: VOR_TAGS */
-    const char *token;     /* NULL: VOR_UPLOAD_TOKEN / VOR_UPLOAD_TOKEN_FILE */
-    const char *name;      /* the capture's name in the store; NULL: "<process>.vor" */
-    size_t buffer_bytes;   /* 0: VOR_UPLOAD_BUFFER_MB, else 16 MiB */
+    const char *project; /* NULL: VOR_PROJECT, else "default" */
+    const char *tags;    /* "k=v,k2=v2"; NULL: VOR_TAGS */
+    const char *token;   /* NULL: VOR_UPLOAD_TOKEN / VOR_UPLOAD_TOKEN_FILE */
+    const char *name;    /* the capture's name in the store; NULL: "<process>.vor" */
+    size_t buffer_bytes; /* 0: VOR_UPLOAD_BUFFER_MB, else 16 MiB */
     /* What the upload records, as VOR_RECORD_FLAME / _EVERY / _MAX_FRAMES do for VOR_RECORD
      * (a page has no environment: Module.vorUpload's {flame, every, maxFrames} set these). */
     int flame;                 /* 1: flame frames too; 0: VOR_RECORD_FLAME decides */
@@ -46,13 +46,13 @@ typedef struct vor_upload_options {
 } vor_upload_options;
 
 typedef struct vor_upload_status {
-    int active;                 /* an upload is running */
-    int connected;              /* its connection is up */
-    uint64_t bytes_encoded;     /* capture bytes produced so far */
-    uint64_t bytes_acked;       /* bytes the server said it stored */
-    uint64_t frames_dropped;    /* frames left out because the buffer was full */
+    int active;              /* an upload is running */
+    int connected;           /* its connection is up */
+    uint64_t bytes_encoded;  /* capture bytes produced so far */
+    uint64_t bytes_acked;    /* bytes the server said it stored */
+    uint64_t frames_dropped; /* frames left out because the buffer was full */
     uint64_t reconnects;
-    char id[40];                /* the capture's id in the store, once known */
+    char id[40]; /* the capture's id in the store, once known */
 } vor_upload_status;
 
 /* Starts uploading the running session's capture to url (http://HOST:PORT). Call after

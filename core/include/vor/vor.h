@@ -118,6 +118,11 @@ VOR_API const char *vor_version_string(void);
       "a module's symbol table could not be read (stripped, unreadable, or replaced since it was "     \
       "loaded); functions it does not export are named module+0xoffset (captures keep the module's "   \
       "build id and each function's offset)")                                                          \
+    X(GPU_UNAVAILABLE, INFO,                                                                           \
+      "no GPU values: the NVIDIA driver's NVML library (libnvidia-ml.so.1) is there but cannot be used") \
+    X(GPU_LEFT_OUT, INFO, "some GPUs or GPU readings have no columns")                                 \
+    X(GPU_READ_FAILED, WARNING,                                                                        \
+      "an NVML reading failed; that GPU value is absent from the frames while it fails") \
     X(UPLOAD_DROPPED, WARNING, "frames were left out of the live upload (VOR_UPLOAD): its buffer was full") \
     X(UPLOAD_PROBLEM, WARNING, "the live upload (VOR_UPLOAD) could not reach or was refused by the store")
 
@@ -250,6 +255,18 @@ VOR_API int vor_scope_begin(vor_site *site);
  * nothing but count VOR_LOG_UNBALANCED_END. Lock-free, never allocates. */
 VOR_API void vor_scope_end(void);
 
+/* The pair the macros (VOR_SCOPE, VOR_FUNCTION) call: a scope that begins and ends in
+ * the same function. vor_scope_enter notes where the caller's stack is, so a later enter
+ * or leave finds the scopes that a longjmp (or an exception through C frames, or a
+ * coroutine switch) skipped, the ones opened deeper in the stack than where it runs now,
+ * and closes them, flagged unwound. It does not test the collecting flag (the macros do,
+ * inline) and `site` must not be NULL. Returns `site` when the scope is recorded, NULL if
+ * not; call vor_scope_leave(site) exactly when it returned `site`, from the same function.
+ * Prefer the macros; the explicit pair above suits scopes that begin and end in different
+ * functions (vor then never closes them itself). */
+VOR_API vor_site *vor_scope_enter(vor_site *site);
+VOR_API void vor_scope_leave(vor_site *site);
+
 /* Internal: the flag the macros test inline. Use vor_is_enabled() instead. */
 VOR_API extern int vor_internal_collecting;
 
@@ -265,6 +282,19 @@ static inline int vor_internal_is_collecting(void) {
 static inline int vor_scope_begin_if_enabled(vor_site *site) {
     return vor_internal_is_collecting() ? vor_scope_begin(site) : 0;
 }
+
+/* The macros' begin: the one branch the disabled path costs. */
+static inline vor_site *vor_scope_enter_if_enabled(vor_site *site) {
+    return vor_internal_is_collecting() ? vor_scope_enter(site) : (vor_site *)0;
+}
+
+/* Follows the macros' call of vor_scope_leave so the compiler cannot make it a tail call
+ * (vor compares where it is called from with where vor_scope_enter was); no instruction. */
+#if defined(__GNUC__) || defined(__clang__)
+#define VOR_NOT_A_TAIL_CALL_() __asm__ volatile("")
+#else
+#define VOR_NOT_A_TAIL_CALL_() ((void)0)
+#endif
 
 #define VOR_CONCAT_INNER(a, b) a##b
 #define VOR_CONCAT(a, b) VOR_CONCAT_INNER(a, b)
@@ -288,10 +318,13 @@ static inline int vor_scope_begin_if_enabled(vor_site *site) {
 } /* extern "C" */
 /* C++: a guard object ends the scope in its destructor. */
 struct vor_scope_guard {
-    int began;
-    explicit vor_scope_guard(vor_site *site) : began(vor_scope_begin_if_enabled(site)) {}
+    vor_site *entered;
+    explicit vor_scope_guard(vor_site *site) : entered(vor_scope_enter_if_enabled(site)) {}
     ~vor_scope_guard() {
-        if (began) vor_scope_end();
+        if (entered) {
+            vor_scope_leave(entered);
+            VOR_NOT_A_TAIL_CALL_();
+        }
     }
     vor_scope_guard(const vor_scope_guard &) = delete;
     vor_scope_guard &operator=(const vor_scope_guard &) = delete;
@@ -304,13 +337,16 @@ struct vor_scope_guard {
 extern "C" {
 #elif defined(__GNUC__) || defined(__clang__)
 /* C: the cleanup attribute ends the scope at block exit (return, break, goto included). */
-static inline void vor_scope_cleanup(int *began) {
-    if (*began) vor_scope_end();
+static inline void vor_scope_cleanup(vor_site **entered) {
+    if (*entered) {
+        vor_scope_leave(*entered);
+        VOR_NOT_A_TAIL_CALL_();
+    }
 }
 #define VOR_SCOPE_NAMED_(name_literal, var)                                        \
     static vor_site VOR_CONCAT(var, _site) = VOR_SITE_INIT(name_literal);          \
-    int var __attribute__((cleanup(vor_scope_cleanup), unused)) =                  \
-        vor_scope_begin_if_enabled(&VOR_CONCAT(var, _site))
+    vor_site *var __attribute__((cleanup(vor_scope_cleanup), unused)) =            \
+        vor_scope_enter_if_enabled(&VOR_CONCAT(var, _site))
 /* A scope named `name_literal` (a string with static storage) from here to block exit. */
 #define VOR_SCOPE(name_literal) VOR_SCOPE_NAMED_(name_literal, VOR_UNIQUE(vor_scope_))
 /* A scope named after the enclosing function, from here to block exit. */

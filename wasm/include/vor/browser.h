@@ -60,20 +60,14 @@
  *   Whatever the mode, the .vor capture, the Chrome trace file and the in-page panel get
  *   every scope; the mode and the minimum duration only shape what DevTools shows.
  *
- * Costs per scope, everything included (two performance.now() reads, vor's bookkeeping,
- * the sink's JS, the browser's call), Chromium 156 headless on a 2-core x86-64 machine;
- * bench/devtools prints this machine's figures:
- *                          DevTools not recording    DevTools recording a trace
- *     off                        ~0.55 us                   ~0.6 us
- *     user-timing                ~4.7 us                    ~11 us
- *     fast                       ~0.7 us                    ~3.9 us
- *   Two clock reads are ~0.5 us of each figure (performance.now() from wasm); the
- *   sink's choice of entries (budget, layout) costs tens of ns per scope in C and reading
- *   an entry in JS as much; the rest is the browser's performance.measure (structured
- *   clone of the detail, trace event) or console.timeStamp. A scope left out by the
- *   minimum duration or the budget costs those tens of ns instead of microseconds. Per frame: one wasm-to-JS call, the first-time
- *   decoding of new site, thread and metric names, and the frame entry (user-timing: a
- *   measure carrying the metrics and a mark, tens of us while recording; fast: a few us).
+ * Costs: per scope, two performance.now() reads (about half a microsecond from wasm),
+ * vor's bookkeeping, the sink's choice of entries (budget, layout: tens of ns in C) and,
+ * for each entry DevTools gets, the browser's performance.measure (user-timing: several
+ * microseconds, more while DevTools records) or console.timeStamp (fast: a fraction of
+ * that). A scope left out by the minimum duration or the budget costs the tens of ns
+ * instead. Per frame: one wasm-to-JS call, the first-time decoding of new site, thread
+ * and metric names, and the frame entry. Measured figures: docs/PERFORMANCE.md, "DevTools
+ * sink" (bench/devtools prints this machine's).
  *
  * The page can also change the settings from JavaScript, without exporting anything:
  *     Module.vorDevtools.setMode('fast' | 'user-timing' | 'off');
