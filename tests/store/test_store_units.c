@@ -154,6 +154,60 @@ static void test_meta_round_trip(void **state) {
     assert_int_equal(store_meta_parse("nope", 4, &back, err, sizeof err), -1);
 }
 
+/* A resumed upload (state back to "uploading") is no longer indexed: its final facts were those
+ * of the part stored before, and a search must not offer them as final once it completes. */
+static bool row_indexed(capture_index *x) {
+    index_query q;
+    memset(&q, 0, sizeof q);
+    q.limit = 10;
+    json_buf out;
+    json_init(&out, 1 << 20);
+    uint64_t total = 0;
+    char err[200];
+    assert_int_equal(index_search(x, &q, &out, false, &total, err, sizeof err), 0);
+    assert_int_equal(total, 1);
+    bool yes = strstr(out.data, "\"indexed\":true") != NULL;
+    assert_true(yes || strstr(out.data, "\"indexed\":false"));
+    json_free(&out);
+    return yes;
+}
+
+static void test_index_resume_not_indexed(void **state) {
+    (void)state;
+    char dir[] = "/tmp/vor-store-units-XXXXXX", path[64], err[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/index.sqlite", dir);
+    bool created = false;
+    capture_index *x = index_open(path, &created, err, sizeof err);
+    assert_non_null(x);
+    capture_meta m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.id, sizeof m.id, "20261124-223504-3f9a1c0d");
+    snprintf(m.key, sizeof m.key, "abcdefgh");
+    snprintf(m.project, sizeof m.project, "p");
+    m.state = STORE_OPEN; /* a dropped upload */
+    m.bytes = 1000;
+    assert_int_equal(index_put_meta(x, &m), 0);
+    capture_facts f;
+    memset(&f, 0, sizeof f);
+    f.frames = 3;
+    assert_int_equal(index_put_facts(x, m.id, &f, true), 0);
+    assert_true(row_indexed(x));
+    m.state = STORE_UPLOADING; /* resumed */
+    assert_int_equal(index_put_meta(x, &m), 0);
+    assert_false(row_indexed(x));
+    m.state = STORE_COMPLETE; /* completed: indexed only when the final facts come */
+    m.bytes = 2000;
+    assert_int_equal(index_put_meta(x, &m), 0);
+    assert_false(row_indexed(x));
+    assert_int_equal(index_put_facts(x, m.id, &f, true), 0);
+    assert_true(row_indexed(x));
+    index_close(x);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_json(void **state) {
     (void)state;
     json_object o;
@@ -227,6 +281,7 @@ int main(void) {
         cmocka_unit_test(test_framing_every_split), cmocka_unit_test(test_framing_refusals),
         cmocka_unit_test(test_meta_round_trip),     cmocka_unit_test(test_json),
         cmocka_unit_test(test_query),               cmocka_unit_test(test_tokens),
+        cmocka_unit_test(test_index_resume_not_indexed),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(capture);

@@ -184,7 +184,9 @@ int index_put_meta(capture_index *x, const capture_meta *m)
                                " VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET key=excluded.key,"
                                " project=excluded.project, name=excluded.name, host=excluded.host, peer=excluded.peer,"
                                " uploaded_ms=excluded.uploaded_ms, state=excluded.state, bytes=excluded.bytes,"
-                               " tags_json=excluded.tags_json");
+                               " tags_json=excluded.tags_json,"
+                               /* Bytes are coming (a resumed upload): the facts are no longer final. */
+                               " indexed=CASE WHEN excluded.state='uploading' THEN 0 ELSE indexed END");
     int rc = -1;
     if (st) {
         bind_text(st, 1, m->id);

@@ -76,14 +76,31 @@ static void job_free(job *j)
     free(j);
 }
 
-static void post(indexer *ix, index_result *res)
+/* Queues res. Lock held: the job's "cancelled" is checked under the same hold, so a job
+ * cancelled by indexer_add/indexer_cancel never posts afterwards. */
+static void post_locked(indexer *ix, index_result *res)
 {
-    pthread_mutex_lock(&ix->lock);
     *ix->results_tail = res;
     ix->results_tail = &res->next;
-    pthread_mutex_unlock(&ix->lock);
-    if (ix->wake)
-        ix->wake(ix->wake_user);
+}
+
+/* Drops the queued results of id: they come from jobs now cancelled (a resumed upload's earlier
+ * final facts would otherwise land after it restarted and mark it indexed with stale facts).
+ * Lock held. */
+static void drop_results(indexer *ix, const char *id)
+{
+    index_result **pp = &ix->results;
+    ix->results_tail = &ix->results;
+    while (*pp) {
+        index_result *r = *pp;
+        if (!strcmp(r->id, id)) {
+            *pp = r->next;
+            index_result_free(r);
+        } else {
+            pp = &r->next;
+            ix->results_tail = pp;
+        }
+    }
 }
 
 /* The reader's words without its leading "<path>: ". */
@@ -236,11 +253,10 @@ static void *run(void *arg)
                 j->posted_ms = now_ms();
             }
             pthread_mutex_lock(&ix->lock);
-            bool cancelled = j->cancelled;
-            if (res && !cancelled) {
-                pthread_mutex_unlock(&ix->lock);
-                post(ix, res);
-                pthread_mutex_lock(&ix->lock);
+            if (res && !j->cancelled) {
+                post_locked(ix, res);
+                if (ix->wake)
+                    ix->wake(ix->wake_user);
             } else {
                 index_result_free(res);
             }
@@ -326,6 +342,7 @@ int indexer_add(indexer *ix, const char *id, const char *path, bool live)
     for (job *o = ix->jobs; o; o = o->next)
         if (!strcmp(o->id, id))
             o->cancelled = true;
+    drop_results(ix, id);
     if (live) { /* live jobs first: they are read at every turn */
         j->next = ix->jobs;
         ix->jobs = j;
@@ -352,6 +369,8 @@ static void mark(indexer *ix, const char *id, bool cancel)
             else
                 j->finished = true;
         }
+    if (cancel)
+        drop_results(ix, id);
     pthread_cond_signal(&ix->cond);
     pthread_mutex_unlock(&ix->lock);
 }
