@@ -26,7 +26,7 @@ retry() {
 
 DEBIAN_PACKAGES="cmake ninja-build pkg-config make gcc g++ clang-14 clang-format-14 libclang-rt-14-dev \
 emscripten liblz4-dev lz4 python3 python3-lz4 libwebsockets-dev libcmocka-dev chromium \
-libdw-dev libelf-dev \
+libdw-dev libelf-dev libsqlite3-dev \
 python3-dev python3-pytest python3-setuptools python3-numpy dpkg-dev"
 
 missing=""
@@ -63,7 +63,12 @@ fi
 # npm packages from the lockfile. The stamp records which lockfile was installed.
 if [ -f package-lock.json ]; then
     stamp=node_modules/.vor-lock-stamp
-    if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
+    if [ -L node_modules ] && { [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; }; then
+        # A link to another checkout's packages (git worktrees share one): `npm ci` would empty
+        # that directory under everyone using it. Say so instead.
+        echo "setup: node_modules links to $(readlink node_modules), installed for another package-lock.json;" \
+             "not reinstalling through the link (run setup there, or replace the link)" >&2
+    elif [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
         echo "setup: npm ci (package-lock.json changed or node_modules missing)"
         retry npm ci --no-audit --no-fund --loglevel=error
         cp package-lock.json "$stamp"

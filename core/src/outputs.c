@@ -18,6 +18,7 @@
 
 #include "capture_writer.h"
 #include "chrome_json.h"
+#include "upload_stream.h"
 #include "utf8.h"
 #include "vor_internal.h"
 
@@ -68,6 +69,7 @@ int vor_outputs_open_from_environment(void) {
         files += vor_capture_open(record, &options);
     }
 
+    files += vor_upload_open_from_environment(); /* VOR_UPLOAD: the live upload (upload_live.c) */
     if (trace && *trace)
         files += vor_chrome_trace_open(trace, &(vor_chrome_trace_options){positive_env("VOR_TRACE_EVERY"),
                                                                           positive_env("VOR_TRACE_MAX_FRAMES"), 0});

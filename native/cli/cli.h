@@ -75,6 +75,10 @@ int cmd_diff(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 /* cmd_symbolize.c over capture_rewrite.c and the core's symbolizer (module_symbols_linux.c). */
 int cmd_symbolize(int argc, char **argv);
+/* The profile store's clients (cmd_upload.c, cmd_list.c), over the core's upload client. */
+int cmd_upload(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cli_read_token_file(const char *cmd, const char *path, char *out, size_t cap);
 
 /* Installs `handler` for SIGINT and SIGTERM (stop_signals.c): tail and serve run until
  * interrupted and stop cleanly. */

@@ -53,6 +53,7 @@ int cmd_serve(int argc, char **argv) {
     }
     char site[PATH_MAX + 32];
     options.default_site_dir = site_beside_executable(site, sizeof site);
+    options.diff_exe = "/proc/self/exe"; /* the store's GET /api/compare runs this vor's `vor diff` */
     cli_on_stop_signals(on_stop_signal); /* SIGPIPE is ignored by main() already */
     int status = vor_server_run(&options);
     return status == 0 ? CLI_EXIT_OK : (status == 2 ? CLI_EXIT_USAGE : CLI_EXIT_IO);

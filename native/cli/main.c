@@ -27,6 +27,8 @@ static const command commands[] = {
     {"diff", cmd_diff, "diff A B [--svg out.svg]", "compare two captures scope by scope"},
     {"symbolize", cmd_symbolize, "symbolize FILE --module ELF", "name module+offset functions from the same build"},
     {"serve", cmd_serve, "serve [FILES|DIRS]", "the web panel and live capture streams (127.0.0.1)"},
+    {"upload", cmd_upload, "upload FILE... --server URL --project P", "send captures to a store (vor serve --store)"},
+    {"list", cmd_list, "list --server URL [--project P] [--scope S]", "search the captures a store holds"},
 };
 
 #define N_COMMANDS (sizeof commands / sizeof *commands)

@@ -110,6 +110,10 @@ void server_conn_state(struct lws *wsi, conn_state state)
 
 static const char refusal_host[] = "foreign Host header refused";
 static const char refusal_origin[] = "cross-origin request refused";
+/* The same refusal of an upload from a page: said in the websocket (a page cannot read a refused
+ * handshake's answer, and would take it for a store that is down and retry for ever). */
+static const char refusal_upload_origin[] = "upload refused: this store does not take uploads from pages of this "
+                                            "origin (it allows an origin with --upload-origin)";
 static const char refusal_host_too_long[] = "Host or Origin header too long";
 
 /* A header's value (NUL-terminated, in buf), NULL when absent; *too_long when it reached the
@@ -138,8 +142,16 @@ const char *server_refusal(struct lws *wsi, server *srv, bool upgrade)
         return refusal_host_too_long;
     if (!access_host_allowed(&srv->access, h))
         return refusal_host;
-    if (upgrade && !access_origin_allowed(&srv->access, o, h))
+    if (upgrade && !access_origin_allowed(&srv->access, o, h)) {
+        /* Pages of the origins given with --upload-origin may upload (not read). */
+        char uri[SERVER_URI_MAX_BYTES];
+        if (server_upload_origin_allowed(srv, o) && lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) > 0 &&
+            ws_upload_requested(uri))
+            return NULL;
+        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) > 0 && ws_upload_requested(uri))
+            return refusal_upload_origin;
         return refusal_origin;
+    }
     return NULL;
 }
 
@@ -190,6 +202,10 @@ int server_confirm_upgrade(struct lws *wsi, const char *upgrade)
         return reply_now(wsi, 431, "431 Host or Origin header too long\n");
     if (refused == refusal_host)
         return reply_now(wsi, 403, "403 foreign Host header refused (cross-site / DNS rebinding protection)\n");
+    if (refused == refusal_upload_origin) {
+        server_conn_state(wsi, CONN_BUSY); /* ESTABLISHED sends the reason and closes (1008) */
+        return 0;
+    }
     if (refused)
         return reply_now(wsi, 403, "403 cross-origin websocket refused: only pages served by this server "
                                    "may read captures\n");
@@ -253,6 +269,12 @@ static int http_callback(struct lws *wsi, enum lws_callback_reasons reason, void
     }
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
         return -1; /* a websocket asking for subprotocol "http": not a protocol we speak */
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED: { /* the store's indexer has results (ws_upload_wake) */
+        server *srv = server_from_wsi(wsi);
+        if (srv && srv->store && !srv->destroying)
+            store_service(srv->store);
+        return 0;
+    }
     case LWS_CALLBACK_CLOSED_HTTP:
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
         if (s)
@@ -441,7 +463,7 @@ static void set_token_limits(struct lws_token_limits *t)
         WSI_TOKEN_HTTP_URI_ARGS};
     static const enum lws_token_indexes unused_tokens[] = {
         WSI_TOKEN_HTTP_COOKIE, WSI_TOKEN_HTTP_USER_AGENT, WSI_TOKEN_HTTP_REFERER,
-        WSI_TOKEN_HTTP_ACCEPT_LANGUAGE, WSI_TOKEN_HTTP_AUTHORIZATION, WSI_TOKEN_HTTP_IF_NONE_MATCH,
+        WSI_TOKEN_HTTP_ACCEPT_LANGUAGE, WSI_TOKEN_HTTP_IF_NONE_MATCH,
         WSI_TOKEN_HTTP_ACCEPT};
     for (int i = 0; i < WSI_TOKEN_COUNT; i++)
         t->token_limit[i] = SERVER_OTHER_HEADER_BYTES;
@@ -509,6 +531,9 @@ int vor_server_run(const vor_server_options *in)
         {"http", http_callback, sizeof(http_session), 0, 0, NULL, 0},
         {"vor-capture", ws_stream_callback, ws_stream_session_size(), SERVER_CLIENT_MSG_MAX_BYTES, 0, NULL,
          SERVER_CHUNK_BYTES + 16},
+        /* Uploaders (ws_upload.c): the same connection code, another protocol name. */
+        {"vor-upload", ws_stream_callback, ws_stream_session_size(), SERVER_CLIENT_MSG_MAX_BYTES, 0, NULL,
+         SERVER_CHUNK_BYTES + 16},
         {NULL, NULL, 0, 0, 0, NULL, 0}};
     struct lws_protocols raw_protocols[] = {
         {"vor-raw", listener_raw_callback, 0, 0, 0, NULL, 0},
@@ -541,6 +566,33 @@ int vor_server_run(const vor_server_options *in)
         return 1;
     }
     srv.site_real = realpath(opts.site_dir, NULL); /* NULL: missing, reported below */
+    if (opts.token_file && tokens_load(&srv.tokens, opts.token_file, err, sizeof err)) {
+        fprintf(stderr, "vor serve: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    if (opts.store_dir && !access_address_is_loopback(opts.host) && srv.tokens.n == 0) {
+        fprintf(stderr, "vor serve: --store on %s (not a loopback address) needs --token-file: uploads and deletes "
+                        "from the network must carry a token\n", opts.host);
+        rc = 2;
+        goto out;
+    }
+    if (opts.token_reads && srv.tokens.n == 0) {
+        fprintf(stderr, "vor serve: --token-reads needs --token-file\n");
+        rc = 2;
+        goto out;
+    }
+    if (opts.store_dir) {
+        store_options so = {opts.store_dir, opts.max_capture_bytes, opts.max_store_bytes};
+        store_callbacks cb = {ws_upload_wake, ws_upload_end, &srv};
+        srv.upload_buf = malloc(SERVER_UPLOAD_READ_BYTES);
+        srv.store = srv.upload_buf ? store_open(&so, &cb, err, sizeof err) : NULL;
+        if (!srv.store) {
+            fprintf(stderr, "vor serve: --store %s: %s\n", opts.store_dir, srv.upload_buf ? err : "out of memory");
+            goto out;
+        }
+        srv.compare = compare_jobs_new(opts.diff_exe); /* NULL (no memory): /api/compare answers 501 */
+    }
     srv.chunk = malloc(LWS_PRE + SERVER_CHUNK_BYTES);
     srv.viewers = calloc((size_t)opts.max_viewers, sizeof *srv.viewers);
     srv.pending = calloc((size_t)opts.max_viewers, sizeof *srv.pending);
@@ -609,6 +661,8 @@ int vor_server_run(const vor_server_options *in)
                 srv.registry.count, srv.registry.count == 1 ? "" : "s", srv.registry.dir_count,
                 srv.registry.dir_count == 1 ? "y" : "ies");
 
+    if (srv.store)
+        store_service(srv.store); /* results the indexer had before the context existed */
     stop_check_cb(&timers.stop_check);
     while (!atomic_load(&stop_requested))
         if (lws_service(srv.context, 0) < 0)
@@ -621,7 +675,7 @@ int vor_server_run(const vor_server_options *in)
     lws_sul_cancel(&srv.accept_sul);
     ws_stream_close_all(&srv);
     lws_sul_schedule(srv.context, 0, &timers.grace, grace_cb, SERVER_STOP_GRACE_MS * LWS_US_PER_MS);
-    while (srv.viewer_conns > 0 && !timers.grace_over)
+    while ((srv.viewer_conns > 0 || srv.upload_conns > 0) && !timers.grace_over)
         if (lws_service(srv.context, 0) < 0)
             break;
     lws_sul_cancel(&timers.grace);
@@ -630,6 +684,8 @@ int vor_server_run(const vor_server_options *in)
 out:
     srv.stopping = true;
     srv.destroying = true;
+    if (srv.store)
+        store_stop_indexer(srv.store); /* it must not wake a context being destroyed */
     capture_access_free(&srv); /* the indexes of random access (capture_access.c), timer first */
     if (srv.context)
         lws_context_destroy(srv.context); /* closes every remaining connection */
@@ -640,6 +696,10 @@ out:
     free(srv.chunk);
     free(srv.site_real);
     registry_free(&srv.registry);
+    compare_jobs_free(srv.compare);
+    store_close(srv.store); /* after the context: every upload was released as its connection closed */
+    free(srv.upload_buf);
+    tokens_free(&srv.tokens);
     atomic_store(&stop_requested, 0);
     return rc;
 }

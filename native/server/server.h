@@ -157,6 +157,7 @@ extern "C" {
 #define VOR_SERVER_MAX_GONE_CAPTURES 1024     /* vanished captures whose ids are remembered */
 #define VOR_SERVER_DEFAULT_STALL_MS 60000     /* used when options.stall_timeout_ms == 0 */
 #define VOR_SERVER_STALL_NEVER (-1)           /* options.stall_timeout_ms: never drop a viewer */
+#define VOR_SERVER_MAX_UPLOAD_ORIGINS 16      /* --upload-origin values accepted */
 
 /* Called once the server listens. host/port are what it bound (port resolved when ephemeral). */
 typedef void (*vor_server_ready_fn)(void *user, const char *host, int port);
@@ -179,6 +180,19 @@ typedef struct vor_server_options {
                               * never pinged, never made to give its slot to a newcomer) */
     int path_count;          /* number of entries used in paths[] */
     const char *paths[VOR_SERVER_MAX_PATHS]; /* FILES|DIRS, borrowed (must outlive the run) */
+    /* The profile store (docs in the README, "Running a store for a team"). */
+    const char *store_dir;   /* --store DIR: keep uploaded captures and their index there; NULL = no
+                              * uploads (the server only shows FILES|DIRS) */
+    const char *token_file;  /* --token-file F: tokens for uploads and deletes (and reads with
+                              * token_reads); required with --store beyond loopback */
+    int token_reads;         /* --token-reads: the API and capture streams need a token too */
+    unsigned long long max_capture_bytes; /* --max-capture-bytes: 0 = 4 GiB */
+    unsigned long long max_store_bytes;   /* --max-store-bytes: 0 = 64 GiB, then oldest first */
+    int upload_origin_count;
+    const char *upload_origins[VOR_SERVER_MAX_UPLOAD_ORIGINS]; /* --upload-origin: pages of these
+                              * origins (e.g. https://app.example.com) may upload; others may not */
+    const char *diff_exe;    /* the vor binary GET /api/compare runs (`vor diff`); NULL = the
+                              * store cannot compare (501). `vor serve` sets itself. */
     vor_server_ready_fn on_ready; /* NULL = print "vor serve: http://HOST:PORT/" to stderr */
     void *on_ready_user;     /* passed to on_ready */
 } vor_server_options;
@@ -194,7 +208,9 @@ enum {
  * Parses `serve` arguments into *opts (which it zero-initialises first). argv[0] is the command
  * name and is skipped (pass the sub-command's argc/argv, e.g. argc - 1, argv + 1 of main).
  * Accepts, in any order: FILES|DIRS, --port N (or --port=N; 0 = ephemeral), --host H, --site DIR,
- * --no-follow, --help/-h, and "--" (everything after it is a path).
+ * --no-follow, --store DIR, --token-file F, --token-reads, --max-capture-bytes N[K|M|G|T],
+ * --max-store-bytes N[K|M|G|T], --upload-origin ORIGIN, --help/-h, and "--" (everything after
+ * it is a path).
  * Returns VOR_SERVER_ARGS_OK, _HELP, or _ERROR with a one-line message (no trailing newline,
  * e.g. "--port: 'abc' is not a port number (1-65535)") in err[errlen]. opts->paths borrow argv.
  * Pure: no I/O, no allocation; thread-safe.

@@ -18,6 +18,10 @@
  *   ws_input.c          reading a viewer's socket: frames -> messages, pings, pongs, close
  *   ws_stream.c         the vor-capture websocket protocol: viewers streaming a file
  *   viewer_slots.c      viewer slots: per-address limit, stalled viewers, newcomers waiting
+ *   ws_upload.c         the vor-upload websocket protocol: uploaders sending captures to the store
+ *   http_auth.c         tokens of the store: who may upload, delete and (--token-reads) read
+ *   http_delete.c       DELETE /api/captures/<id> (the store)
+ *   store/              the profile store (--store): blobs, the SQLite index, the indexer thread
  * Everything in here runs on the one service thread; nothing needs locks.
  * Tests include this header (white-box) to test the pure parts directly.
  */
@@ -35,6 +39,8 @@
 #include <time.h>
 
 #include <libwebsockets.h>
+
+#include "store_internal.h"
 
 /* ---- Fixed capacities (units in the names) ---- */
 enum {
@@ -68,7 +74,11 @@ enum {
     SERVER_VIEWER_PENDING_MS = 900,     /* a newcomer waits this long for a slot, then 1013: room
                                          * for one ping to be sent and go unanswered (2 x
                                          * SERVER_VIEWER_EVICT_MS) plus a check period */
-    SERVER_VIEWER_PRESSURE_TICK_MS = 50 /* slot checks while newcomers wait */
+    SERVER_VIEWER_PRESSURE_TICK_MS = 50, /* slot checks while newcomers wait */
+    /* Uploads (ws_upload.c) */
+    SERVER_MAX_UPLOADS = 64,            /* uploads at once */
+    SERVER_UPLOADS_PER_ADDRESS = 32,    /* ... from one address */
+    SERVER_UPLOAD_READ_BYTES = 256 * 1024 /* bytes read from an uploader's socket per read */
 };
 
 /* The 8 bytes every .vor capture starts with (docs/FORMAT.md). */
@@ -289,6 +299,7 @@ typedef enum ws_event_kind {
     WS_EV_PING,      /* payload in data/len (<= 125 bytes) */
     WS_EV_PONG,
     WS_EV_CLOSE,     /* status (1005: none given), reason in data/len */
+    WS_EV_BINARY,    /* uploaders: the next bytes of a binary message (unmasked in the input) */
     WS_EV_ERROR      /* protocol error: close with status, problem says why */
 } ws_event_kind;
 
@@ -303,6 +314,8 @@ typedef struct ws_event {
 typedef struct ws_reader {
     int state;
     bool fin, in_message;
+    bool binary_ok;            /* an uploader: binary messages are taken (ws_reader_feed_binary) */
+    bool message_binary;       /* the message in progress is binary */
     unsigned char opcode, length_bytes;
     size_t have;               /* header bytes read / payload position (for the mask) */
     uint64_t left;             /* payload bytes still to come in this frame */
@@ -316,6 +329,9 @@ void ws_reader_init(ws_reader *r);
 /* Reads from in[0..len) up to the end of the next event (ev->kind, WS_EV_NONE when none yet);
  * returns the bytes used. After WS_EV_ERROR or WS_EV_CLOSE everything is consumed, unread. */
 size_t ws_reader_feed(ws_reader *r, const unsigned char *in, size_t len, ws_event *ev);
+/* The same for an uploader (binary_ok set): binary payload is unmasked in place in `in` and
+ * returned as WS_EV_BINARY runs (data points into `in`). */
+size_t ws_reader_feed_binary(ws_reader *r, unsigned char *in, size_t len, ws_event *ev);
 
 /* ---- server.c: the running server, reachable from every callback ---- */
 typedef struct viewer viewer;
@@ -348,6 +364,12 @@ typedef struct server {
     bool stall_scheduled;
     int64_t stall_due_ms;             /* when stall_sul fires */
     access_policy access;             /* Host / Origin policy (port known once listening) */
+    store *store;                     /* --store: NULL without */
+    token_set tokens;                 /* --token-file: empty without */
+    int upload_conns;                 /* uploaders connected */
+    struct viewer *uploaders[SERVER_MAX_UPLOADS]; /* their connections (ws_upload.c) */
+    unsigned char *upload_buf;        /* SERVER_UPLOAD_READ_BYTES, shared by all uploaders */
+    struct compare_jobs *compare;     /* GET /api/compare (http_compare.c); NULL without a store */
     struct capture_access *access_ix; /* random access: capture indexes (capture_access.c) */
     bool stopping;
     bool destroying;                  /* lws_context_destroy() is closing everything */
@@ -355,7 +377,8 @@ typedef struct server {
 
 server *server_from_wsi(struct lws *wsi);
 /* Host (and, for websocket upgrades, Origin) check of the request on wsi. NULL: allowed;
- * else a short reason for the refusal. */
+ * else a short reason for the refusal. An upload from a page of a foreign origin completes its
+ * handshake and is refused in the websocket with that reason (nothing of it is read). */
 const char *server_refusal(struct lws *wsi, server *srv, bool upgrade);
 /* LWS_CALLBACK_HTTP_CONFIRM_UPGRADE (upgrade: the Upgrade header's value): 0 to let a websocket
  * upgrade proceed, 1 after answering (403, 414, 431; 400 for any other upgrade, such as h2c). */
@@ -381,6 +404,17 @@ void listener_evict(server *srv, conn *c);
 /* ---- http_static.c / http_api.c: request handlers (return what the callback returns) ---- */
 int static_handle(struct lws *wsi, server *srv, http_session *s, const char *uri);
 int api_handle(struct lws *wsi, server *srv, http_session *s, const char *uri);
+/* JSON answers of the API (http_api.c): a body built in b; {"error":"what: detail"}. */
+int send_json(struct lws *wsi, http_session *s, unsigned int status, json_buf *b);
+
+/* ---- http_compare.c: GET /api/compare?a=ID&b=ID, vor diff of two stored captures ---- */
+typedef struct compare_jobs compare_jobs;
+compare_jobs *compare_jobs_new(const char *exe); /* exe: the vor binary; NULL: 501 answers */
+void compare_jobs_free(compare_jobs *j);         /* kills running children, joins their threads */
+int http_compare(struct lws *wsi, server *srv, http_session *s);
+int api_send_error(struct lws *wsi, http_session *s, unsigned int status, const char *what, const char *detail);
+/* DELETE /api/captures/<id> (http_delete.c). */
+int http_delete(struct lws *wsi, server *srv, http_session *s, const char *id);
 
 /* ---- ws_stream.c / viewer_slots.c / ws_input.c: viewers ---- */
 typedef enum viewer_phase {
@@ -424,7 +458,7 @@ struct viewer {
     size_t head_hashed;    /* header bytes hashed so far (<= offset) */
     uint64_t head_hash;    /* FNV-1a 64 of the header bytes as sent */
     struct timespec head_mtime; /* the file's mtime when the header was last compared */
-    char id[24];           /* the capture id asked for */
+    char id[STORE_ID_BYTES + 8]; /* the capture id asked for (a stored one: 24 characters) */
     bool follow;
     bool magic_ok;         /* the first 8 bytes were checked */
     bool head_done;        /* head_hash covers the whole header (head_len bytes) */
@@ -441,6 +475,14 @@ struct viewer {
     /* Input (ws_input.c) */
     struct lws *reader;    /* the raw wsi reading this viewer's socket, NULL when none */
     ws_reader rx;
+    /* Uploaders (ws_upload.c): this websocket sends a capture to the store instead */
+    bool uploader;
+    bool counted;          /* counted in srv->upload_conns */
+    upload *up;            /* after the hello */
+    bool ack_due;          /* send {"type":"ack"} at the next writable event */
+    uint64_t stored_said;  /* the offset the last ack (or the offset message) said */
+    size_t utext_len;      /* a message to send before any ack (the offset answer) */
+    char utext[256];
 };
 
 int ws_stream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
@@ -460,6 +502,30 @@ void viewer_release_slot(viewer *v);     /* v stops streaming (or waiting for a 
 void viewer_note_pong(viewer *v, const unsigned char *data, size_t len);
 bool viewer_tx_pending(const viewer *v); /* bytes (data, control, final frames) wait for the socket */
 void viewer_schedule_check(server *srv); /* keeps the stall / slot check running while needed */
+
+/* ws_upload.c */
+bool ws_upload_requested(const char *uri);   /* "/upload" (with or without a query) */
+void ws_upload_start(viewer *v);          /* an upload connection is established */
+void ws_upload_on_text(viewer *v, const char *text, size_t len);
+void ws_upload_on_data(viewer *v, const unsigned char *data, size_t len);
+void ws_upload_after_read(viewer *v);     /* a batch of input was read: an ack may be due */
+int ws_upload_writeable(viewer *v);       /* the uploader's own writes (ack, offset) */
+void ws_upload_closed(viewer *v);
+/* The store's callbacks (store_internal.h): wake the loop; end an upload's connection. */
+void ws_upload_wake(void *srv);
+void ws_upload_end(void *srv, void *owner, int status, const char *problem);
+
+/* http_auth.c */
+/* The token of a request: "Authorization: Bearer T", else "?token=T"; "" when none. */
+void http_request_token(struct lws *wsi, char *out, size_t outlen);
+/* May this request read (the API, a capture stream)? Always without --token-reads. */
+bool http_may_read(struct lws *wsi, server *srv);
+/* May it upload or delete? Without --token-file: yes (a loopback-only server, checked at start). */
+bool http_may_write(server *srv, const char *token);
+/* --upload-origin: may pages of this origin upload? */
+bool server_upload_origin_allowed(const server *srv, const char *origin);
+/* The request's query arguments, URL-encoded again ("a=1&b=x%26y"); -1 when too long. */
+int http_query_string(struct lws *wsi, char *out, size_t outlen);
 
 /* ws_input.c */
 int ws_input_start(viewer *v);           /* reads v's socket from now on (lws stops); -1: cannot */

@@ -16,9 +16,14 @@
  *         form, or a 64-bit length with the top bit set; a continuation with no message to
  *         continue, or a new message inside a fragmented one; a close body of 1 byte; a close
  *         status that may not be sent (below 1000, 1004-1006, 1015, 1016-2999, 5000 and up)
- *   1003  a binary message (viewers only send JSON text), refused at its first header
+ *   1003  a binary message (viewers only send JSON text), refused at its first header; an
+ *         uploader's reader (binary_ok, ws_reader_feed_binary) takes binary messages instead
  *   1007  a text message or close reason that is not UTF-8
  *   1009  a message over SERVER_CLIENT_MSG_MAX_BYTES, refused at the header that crosses it
+ * Uploaders (ws_upload.c) send the capture as binary messages of any size: their reader is set
+ * up with binary_ok, and ws_reader_feed_binary() unmasks the payload in the caller's buffer and
+ * hands it over in runs as it arrives (WS_EV_BINARY), never assembling a message, so a binary
+ * message costs no memory however large. Text and control frames are read as for viewers.
  * Pure: no I/O, no allocation.
  */
 #include "server_internal.h"
@@ -99,6 +104,8 @@ static size_t frame_done(ws_reader *r, ws_event *ev, size_t used)
         if (!r->fin)
             return used;
         r->in_message = false;
+        if (r->message_binary)
+            return used; /* its payload was handed over as it came */
         if (!utf8_valid(r->message, r->message_len))
             return fail(r, ev, 1007, "invalid UTF-8 in a text message", used);
         ev->kind = WS_EV_TEXT;
@@ -120,19 +127,41 @@ static size_t header_done(ws_reader *r, ws_event *ev, size_t used)
     } else {
         if (r->in_message)
             return fail(r, ev, 1002, "new message inside a fragmented one", used);
-        if (r->opcode == OP_BINARY)
+        if (r->opcode == OP_BINARY && !r->binary_ok)
             return fail(r, ev, 1003, "binary messages are not accepted (send JSON text)", used);
         r->in_message = true;
+        r->message_binary = r->opcode == OP_BINARY;
         r->message_len = 0;
     }
-    if (!control && r->left > SERVER_CLIENT_MSG_MAX_BYTES - r->message_len)
+    if (!control && !r->message_binary && r->left > SERVER_CLIENT_MSG_MAX_BYTES - r->message_len)
         return fail(r, ev, 1009, "message too large (max 4096 bytes)", used);
     r->state = RS_MASK;
     r->have = 0;
     return used;
 }
 
-size_t ws_reader_feed(ws_reader *r, const unsigned char *in, size_t len, ws_event *ev)
+/* XORs n bytes at p with the mask, p being at payload position `pos`: 8 bytes at a time (an
+ * uploader's whole capture goes through here). */
+static void unmask(unsigned char *p, size_t n, const unsigned char mask[4], uint64_t pos)
+{
+    size_t k = 0;
+    for (; k < n && ((pos + k) & 3); k++)
+        p[k] ^= mask[(pos + k) & 3];
+    uint32_t m32;
+    memcpy(&m32, mask, 4);
+    uint64_t m64 = (uint64_t)m32 << 32 | m32;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t w;
+        memcpy(&w, p + k, 8);
+        w ^= m64;
+        memcpy(p + k, &w, 8);
+    }
+    for (; k < n; k++)
+        p[k] ^= mask[(pos + k) & 3];
+}
+
+/* `mut`: the same bytes as `in`, writable (binary payload is unmasked there), or NULL. */
+static size_t feed(ws_reader *r, const unsigned char *in, unsigned char *mut, size_t len, ws_event *ev)
 {
     size_t i = 0;
     memset(ev, 0, sizeof *ev);
@@ -198,6 +227,24 @@ size_t ws_reader_feed(ws_reader *r, const unsigned char *in, size_t len, ws_even
             size_t run = len - i;
             if (run > r->left)
                 run = (size_t)r->left;
+            if (!(r->opcode & 0x8) && r->message_binary) {
+                /* An uploader's bytes: unmasked in place and handed over at once. */
+                if (!mut)
+                    return fail(r, ev, 1003, "binary messages are not accepted (send JSON text)", i);
+                unmask(mut + i, run, r->mask, r->have);
+                r->have += run;
+                r->left -= run;
+                ev->kind = WS_EV_BINARY;
+                ev->data = mut + i;
+                ev->len = run;
+                i += run;
+                if (r->left == 0) {
+                    r->state = RS_HEADER1;
+                    if (r->fin)
+                        r->in_message = false;
+                }
+                return i;
+            }
             unsigned char *dst = (r->opcode & 0x8) ? r->control + r->control_len : r->message + r->message_len;
             for (size_t k = 0; k < run; k++)
                 dst[k] = in[i + k] ^ r->mask[(r->have + k) & 3];
@@ -215,4 +262,14 @@ size_t ws_reader_feed(ws_reader *r, const unsigned char *in, size_t len, ws_even
         }
     }
     return i;
+}
+
+size_t ws_reader_feed(ws_reader *r, const unsigned char *in, size_t len, ws_event *ev)
+{
+    return feed(r, in, NULL, len, ev);
+}
+
+size_t ws_reader_feed_binary(ws_reader *r, unsigned char *in, size_t len, ws_event *ev)
+{
+    return feed(r, in, in, len, ev);
 }

@@ -22,7 +22,9 @@
  * The reader lives exactly as long as the viewer: each closes the other; its opaque pointer
  * (the viewer) is cleared first, so a late callback finds nothing to touch.
  * Per wake-up at most READ_ROUNDS reads of READ_BYTES, so a client flooding pings cannot hold
- * the loop; what is left is read on the next wake-up.
+ * the loop; what is left is read on the next wake-up. Uploaders (ws_upload.c) send whole captures:
+ * their reads are SERVER_UPLOAD_READ_BYTES, into one buffer shared by all of them, where binary
+ * payload is unmasked in place and handed to the store as it comes.
  */
 #include "server_internal.h"
 
@@ -93,16 +95,23 @@ static void on_close(viewer *v, int status)
 }
 
 /* Feeds n bytes to the frame reader. Returns false once nothing more should be read. */
-static bool feed(viewer *v, const unsigned char *buf, size_t n)
+static bool feed(viewer *v, unsigned char *buf, size_t n)
 {
     for (size_t off = 0; off < n;) {
         ws_event ev;
-        off += ws_reader_feed(&v->rx, buf + off, n - off, &ev);
+        off += v->uploader ? ws_reader_feed_binary(&v->rx, buf + off, n - off, &ev)
+                           : ws_reader_feed(&v->rx, buf + off, n - off, &ev);
         switch (ev.kind) {
         case WS_EV_NONE:
             break;
         case WS_EV_TEXT:
-            ws_stream_on_text(v, (const char *)ev.data, ev.len);
+            if (v->uploader)
+                ws_upload_on_text(v, (const char *)ev.data, ev.len);
+            else
+                ws_stream_on_text(v, (const char *)ev.data, ev.len);
+            break;
+        case WS_EV_BINARY:
+            ws_upload_on_data(v, ev.data, ev.len);
             break;
         case WS_EV_PING:
             on_ping(v, ev.data, ev.len);
@@ -124,14 +133,25 @@ static bool feed(viewer *v, const unsigned char *buf, size_t n)
     return true;
 }
 
+static int read_rounds(viewer *v, int fd, unsigned char *buf, size_t size);
+
 /* The reader's socket is readable. Returns -1 to close the reader. */
 static int read_input(struct lws *reader, viewer *v)
 {
-    unsigned char buf[READ_BYTES];
+    unsigned char small[READ_BYTES];
+    unsigned char *buf = v->uploader && v->srv->upload_buf ? v->srv->upload_buf : small;
+    size_t size = buf == small ? sizeof small : SERVER_UPLOAD_READ_BYTES;
     int fd = lws_get_socket_fd(reader);
+    int rc = read_rounds(v, fd, buf, size);
+    if (v->uploader && !v->dropped)
+        ws_upload_after_read(v);
+    return rc;
+}
 
+static int read_rounds(viewer *v, int fd, unsigned char *buf, size_t size)
+{
     for (int round = 0; round < READ_ROUNDS; round++) {
-        ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+        ssize_t n = recv(fd, buf, size, MSG_DONTWAIT);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))

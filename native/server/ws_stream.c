@@ -417,6 +417,8 @@ static int on_writeable(viewer *v)
             lws_callback_on_writable(v->wsi);
         return 0;
     }
+    if (v->uploader)
+        return ws_upload_writeable(v); /* acks; an uploader is never pinged (TCP keepalive) */
     if (v->ping_due) {
         v->ping_due = false;
         v->ping_seq++;
@@ -438,22 +440,35 @@ static int on_writeable(viewer *v)
 
 /* ---- connection set-up and client messages ---- */
 
+/* The file and name of capture `id`: one given on the command line (FILES|DIRS), else one the
+ * store holds (--store). false when there is none. */
+static bool find_capture(server *srv, const char *id, char *path, size_t pathlen, char *name, size_t namelen)
+{
+    const capture_entry *e = registry_find(&srv->registry, id);
+    if (!e || !e->present) { /* maybe a capture that appeared in a DIR since the last listing */
+        registry_rescan(&srv->registry);
+        e = registry_find(&srv->registry, id);
+    }
+    if (e && e->present) {
+        snprintf(path, pathlen, "%s", e->path);
+        snprintf(name, namelen, "%s", e->name);
+        return true;
+    }
+    return srv->store && store_capture_path(srv->store, id, path, pathlen, name, namelen) == 0;
+}
+
 void ws_stream_start(viewer *v)
 {
     server *srv = v->srv;
     unsigned char head[SERVER_CAPTURE_MAGIC_BYTES];
     struct stat st;
+    char path[4096], name[STORE_FIELD_MAX_BYTES];
 
-    const capture_entry *e = registry_find(&srv->registry, v->id);
-    if (!e || !e->present) { /* gone since the request was checked? */
-        registry_rescan(&srv->registry);
-        e = registry_find(&srv->registry, v->id);
-    }
-    if (!e || !e->present) {
+    if (!find_capture(srv, v->id, path, sizeof path, name, sizeof name)) {
         failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "unknown capture id '%s'", v->id);
         return;
     }
-    if (!(v->path = strdup(e->path))) {
+    if (!(v->path = strdup(path))) {
         ws_stream_fail(v, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "out of memory");
         return;
     }
@@ -462,18 +477,18 @@ void ws_stream_start(viewer *v)
     v->fd = open_regular_file(v->path, 0, &st);
     if (v->fd == -2) {
         v->fd = -1;
-        failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "%s is not a regular file (not streamed)", e->name);
+        failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "%s is not a regular file (not streamed)", name);
         return;
     }
     if (v->fd < 0) {
-        failf(v, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "cannot open %s: %s", e->name, strerror(errno));
+        failf(v, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "cannot open %s: %s", name, strerror(errno));
         return;
     }
     v->dev = st.st_dev;
     v->ino = st.st_ino;
     ssize_t got = pread(v->fd, head, sizeof head, 0);
     if (got > 0 && capture_magic_check(head, (size_t)got) < 0) {
-        failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "%s is not a vor capture (bad magic)", e->name);
+        failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "%s is not a vor capture (bad magic)", name);
         return;
     }
     v->phase = VIEWER_STREAMING;
@@ -516,6 +531,14 @@ static void on_established(struct lws *wsi, viewer *v, server *srv)
         return;
     }
     int n = lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI);
+    if (n > 0 && ws_upload_requested(uri)) {
+        ws_upload_start(v);
+        return;
+    }
+    if (!http_may_read(wsi, srv)) {
+        ws_stream_fail(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "this server needs a token to read (add ?token=...)");
+        return;
+    }
     if (n <= 0 || strncmp(uri, prefix, sizeof prefix - 1) != 0 || !uri[sizeof prefix - 1]) {
         failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "bad URL '%s': expected /capture/<id>",
               n > 0 ? uri : "");
@@ -531,12 +554,8 @@ static void on_established(struct lws *wsi, viewer *v, server *srv)
             return;
         }
     }
-    const capture_entry *e = registry_find(&srv->registry, id);
-    if (!e || !e->present) { /* maybe a capture that appeared in a DIR since the last listing */
-        registry_rescan(&srv->registry);
-        e = registry_find(&srv->registry, id);
-    }
-    if (!e || !e->present || strlen(id) >= sizeof v->id) {
+    char path[4096], name[STORE_FIELD_MAX_BYTES];
+    if (strlen(id) >= sizeof v->id || !find_capture(srv, id, path, sizeof path, name, sizeof name)) {
         failf(v, LWS_CLOSE_STATUS_POLICY_VIOLATION, "unknown capture id '%s'", id);
         return;
     }
@@ -563,6 +582,8 @@ void ws_stream_on_text(viewer *v, const char *text, size_t len)
 static void on_closed(viewer *v)
 {
     server *srv = v->srv;
+    if (v->uploader)
+        ws_upload_closed(v);
     viewer_release_slot(v);
     ws_input_stop(v);
     if (v->fd >= 0)
@@ -582,6 +603,9 @@ void ws_stream_close_all(server *srv)
             ws_stream_finish(srv->viewers[i], LWS_CLOSE_STATUS_GOINGAWAY, "server stopping", NULL);
     while (srv->pending_count > 0)
         ws_stream_finish(srv->pending[0], LWS_CLOSE_STATUS_GOINGAWAY, "server stopping", NULL);
+    for (int i = 0; i < SERVER_MAX_UPLOADS; i++)
+        if (srv->uploaders[i])
+            ws_stream_finish(srv->uploaders[i], LWS_CLOSE_STATUS_GOINGAWAY, "server stopping", NULL);
 }
 
 int ws_stream_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)

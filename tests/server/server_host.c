@@ -59,6 +59,7 @@ int main(int argc, char **argv)
     if (sm)
         opts.stall_timeout_ms = atoi(sm);
     opts.default_site_dir = getenv("VOR_TEST_DEFAULT_SITE");
+    opts.diff_exe = getenv("VOR_BIN"); /* GET /api/compare runs `vor diff` (vor serve: itself) */
     opts.on_ready = on_ready;
 
     memset(&sa, 0, sizeof sa);

@@ -189,6 +189,44 @@ static void test_small_or_missing_error_buffer_is_safe(void **state)
     assert_int_equal(vor_server_parse_args(ARGC(argv), argv, NULL, tiny, sizeof tiny), VOR_SERVER_ARGS_ERROR);
 }
 
+/* The store's options (--store and its companions) read by the same parser, with their own
+ * messages. */
+static void test_store_options(void **state)
+{
+    (void)state;
+    char *argv[] = {"serve", "--store", "st", "--token-file=t", "--token-reads", "--max-capture-bytes", "2G",
+                    "--max-store-bytes=500M", "--upload-origin", "https://a.example", "--upload-origin=http://b:81"};
+    vor_server_options o;
+    char err[160];
+    assert_int_equal(vor_server_parse_args(ARGC(argv), argv, &o, err, sizeof err), VOR_SERVER_ARGS_OK);
+    assert_string_equal(o.store_dir, "st");
+    assert_string_equal(o.token_file, "t");
+    assert_int_equal(o.token_reads, 1);
+    assert_true(o.max_capture_bytes == 2ull << 30);
+    assert_true(o.max_store_bytes == 500ull << 20);
+    assert_int_equal(o.upload_origin_count, 2);
+    assert_string_equal(o.upload_origins[1], "http://b:81");
+
+    static const struct {
+        const char *a, *b, *msg;
+    } bad[] = {
+        {"--store", NULL, "--store needs a value (the store's directory)"},
+        {"--store=", NULL, "--store needs a value (the store's directory)"},
+        {"--token-file", NULL, "--token-file needs a value (a file of tokens)"},
+        {"--max-capture-bytes", "5X", "--max-capture-bytes: '5X' is not a size (digits, then K, M, G or T)"},
+        {"--max-store-bytes", "0", "--max-store-bytes: '0' is not a size (digits, then K, M, G or T)"},
+        {"--max-store-bytes", NULL, "--max-store-bytes needs a value (a size such as 500M or 2G)"},
+        {"--upload-origin", "ftp://x", "--upload-origin: 'ftp://x' is not an origin (http(s)://host[:port])"},
+        {"--upload-origin", NULL, "--upload-origin needs a value (e.g. https://app.example.com)"},
+        {"--token-reads=1", NULL, "unknown option '--token-reads=1' (see vor serve --help)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *v[] = {"serve", (char *)bad[i].a, (char *)bad[i].b};
+        assert_int_equal(vor_server_parse_args(bad[i].b ? 3 : 2, v, &o, err, sizeof err), VOR_SERVER_ARGS_ERROR);
+        assert_string_equal(err, bad[i].msg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +238,7 @@ int main(void)
         cmocka_unit_test(test_help_wins),
         cmocka_unit_test(test_bad_values_are_one_clear_error),
         cmocka_unit_test(test_too_many_paths),
+        cmocka_unit_test(test_store_options),
         cmocka_unit_test(test_small_or_missing_error_buffer_is_safe),
     };
     return cmocka_run_group_tests_name("server args", tests, NULL, NULL);

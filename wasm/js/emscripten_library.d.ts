@@ -82,3 +82,23 @@ interface VorDevtoolsState {
   trackOwner: Map<string, number>;
 }
 declare var VorDevtools: typeof LibraryVorDevtools.$VorDevtools & VorDevtoolsState;
+
+// ---- upload.js: the Emscripten 3.1.6 runtime helpers it uses, the C function it calls, its state
+declare function lengthBytesUTF8(str: string): number;
+declare function stackSave(): number;
+declare function stackRestore(sp: number): void;
+declare function allocateUTF8OnStack(str: string): number;
+/** wasm/src/upload_wasm.c (EMSCRIPTEN_KEEPALIVE): 1 started, 0 refused (reported). */
+declare function _vor_upload_start_js(url: number, project: number, tags: number, token: number, name: number,
+  flame: number, every: number, maxFrames: number): number;
+interface VorUploadChunk { start: number; bytes: Uint8Array }
+interface VorUploadState {
+  url: string; hello: string; header: Uint8Array; chunks: VorUploadChunk[]; kept: number; budget: number;
+  head: number; sent: number; acked: number; ws: WebSocket | null; ready: boolean; failed: boolean; done: boolean;
+  ending: boolean; finishSent: boolean; backoff: number; reconnects: number; warned: boolean;
+}
+interface VorUploadOptions {
+  project?: string; tags?: Record<string, string>; token?: string; name?: string; flame?: boolean; every?: number;
+  maxFrames?: number;
+}
+declare var VorUpload: typeof LibraryVorUpload.$VorUpload & { s: VorUploadState | null };

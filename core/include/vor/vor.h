@@ -122,7 +122,9 @@ VOR_API const char *vor_version_string(void);
       "no GPU values: the NVIDIA driver's NVML library (libnvidia-ml.so.1) is there but cannot be used") \
     X(GPU_LEFT_OUT, INFO, "some GPUs or GPU readings have no columns")                                 \
     X(GPU_READ_FAILED, WARNING,                                                                        \
-      "an NVML reading failed; that GPU value is absent from the frames while it fails")
+      "an NVML reading failed; that GPU value is absent from the frames while it fails") \
+    X(UPLOAD_DROPPED, WARNING, "frames were left out of the live upload (VOR_UPLOAD): its buffer was full") \
+    X(UPLOAD_PROBLEM, WARNING, "the live upload (VOR_UPLOAD) could not reach or was refused by the store")
 
 typedef enum vor_log_item {
 #define VOR_LOG_ENUM_(id, level, text) VOR_LOG_##id,
