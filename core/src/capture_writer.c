@@ -309,21 +309,7 @@ vor_capture_writer *vor_capture_writer_create(const char *path, const vor_captur
         writer_close(w);
         return NULL;
     }
-    char producer[96];
-#if defined(VOR_PLATFORM_WASM)
-    snprintf(producer, sizeof producer, "vor %s emscripten-wasm32", VOR_VERSION_STRING);
-#else
-    snprintf(producer, sizeof producer, "vor %s linux-%s", VOR_VERSION_STRING,
-#if defined(__x86_64__)
-             "x86_64"
-#elif defined(__aarch64__)
-             "aarch64"
-#else
-             "other"
-#endif
-    );
-#endif
-    vor_capture_header_info info = {options->flame, vor_session_now.wall_epoch_ns, producer, vor_process_name(),
+    vor_capture_header_info info = {options->flame, vor_session_now.wall_epoch_ns, vor_producer_name(), vor_process_name(),
                                     (uint64_t)getpid()};
     w->raw.size = 0;
     vor_encode_capture_header(&w->raw, &info);

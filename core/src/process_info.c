@@ -16,6 +16,9 @@
  * "this.program") and is named "wasm program".
  *
  * Read once per process, by the first output that asks (at a session's start).
+ *
+ * The producer ("vor VERSION PLATFORM") is written here too, for the same reason: the
+ * capture writer and the live upload write the same header.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,4 +76,16 @@ static void read_name(void) {
 const char *vor_process_name(void) {
     pthread_once(&name_once, read_name);
     return name;
+}
+
+const char *vor_producer_name(void) {
+#if defined(VOR_PLATFORM_WASM)
+    return "vor " VOR_VERSION_STRING " emscripten-wasm32";
+#elif defined(__x86_64__)
+    return "vor " VOR_VERSION_STRING " linux-x86_64";
+#elif defined(__aarch64__)
+    return "vor " VOR_VERSION_STRING " linux-aarch64";
+#else
+    return "vor " VOR_VERSION_STRING " linux-other";
+#endif
 }

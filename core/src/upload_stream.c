@@ -34,21 +34,6 @@ struct vor_upload_stream {
     int fresh_next; /* replace the encoder before the next record */
 };
 
-static void process_name(char *out, size_t cap) {
-#if defined(VOR_PLATFORM_LINUX)
-    FILE *f = fopen("/proc/self/comm", "re");
-    if (f) {
-        int ok = fgets(out, (int)cap, f) != NULL;
-        fclose(f);
-        if (ok) {
-            out[strcspn(out, "\n")] = '\0';
-            return;
-        }
-    }
-#endif
-    snprintf(out, cap, "program");
-}
-
 vor_upload_stream *vor_upload_stream_new(const vor_capture_options *options, vor_upload_sink_fn sink, void *user) {
     vor_upload_stream *s = calloc(1, sizeof *s);
     if (!s) return NULL;
@@ -65,22 +50,7 @@ vor_upload_stream *vor_upload_stream_new(const vor_capture_options *options, vor
         vor_upload_stream_free(s);
         return NULL;
     }
-    char process[256], producer[96];
-    process_name(process, sizeof process);
-#if defined(VOR_PLATFORM_WASM)
-    snprintf(producer, sizeof producer, "vor %s emscripten-wasm32", VOR_VERSION_STRING);
-#else
-    snprintf(producer, sizeof producer, "vor %s linux-%s", VOR_VERSION_STRING,
-#if defined(__x86_64__)
-             "x86_64"
-#elif defined(__aarch64__)
-             "aarch64"
-#else
-             "other"
-#endif
-    );
-#endif
-    vor_capture_header_info info = {options->flame, vor_session_now.wall_epoch_ns, producer, process,
+    vor_capture_header_info info = {options->flame, vor_session_now.wall_epoch_ns, vor_producer_name(), vor_process_name(),
                                     (uint64_t)getpid()};
     vor_encode_capture_header(&s->header, &info);
     if (s->header.failed) {
@@ -206,10 +176,8 @@ int vor_upload_settings_resolve(const char *url, const vor_upload_options *o, vo
         line[strcspn(line, "\r\n")] = '\0';
         snprintf(out->token, sizeof out->token, "%s", line);
     }
-    char process[200];
-    process_name(process, sizeof process);
     char fallback[256];
-    snprintf(fallback, sizeof fallback, "%s.vor", process);
+    snprintf(fallback, sizeof fallback, "%s.vor", vor_process_name());
     copy_env(out->name, sizeof out->name, o->name, "VOR_UPLOAD_NAME", fallback);
     uint64_t mb = positive("VOR_UPLOAD_BUFFER_MB");
     out->buffer_bytes = o->buffer_bytes ? o->buffer_bytes : mb ? (size_t)(mb > 4096 ? 4096 : mb) << 20 : 16u << 20;

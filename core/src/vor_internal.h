@@ -414,6 +414,8 @@ VOR_HIDDEN int vor_site_module_address(const vor_site *site, uint32_t *module_id
 /* ---- Process facts for file headers (one name for a process in every output) ---------- */
 
 VOR_HIDDEN const char *vor_process_name(void);
+/* "vor VERSION PLATFORM": the producer of this process's captures. */
+VOR_HIDDEN const char *vor_producer_name(void);
 
 /* ---- Calibration (calibrate.c) -------------------------------------------------------- */
 
