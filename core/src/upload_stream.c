@@ -50,8 +50,8 @@ vor_upload_stream *vor_upload_stream_new(const vor_capture_options *options, vor
         vor_upload_stream_free(s);
         return NULL;
     }
-    vor_capture_header_info info = {options->flame, vor_session_now.wall_epoch_ns, vor_producer_name(), vor_process_name(),
-                                    (uint64_t)getpid()};
+    vor_capture_header_info info = {options->flame, vor_session_now.wall_epoch_ns, vor_producer_name(),
+                                    vor_process_name(), (uint64_t)getpid()};
     vor_encode_capture_header(&s->header, &info);
     if (s->header.failed) {
         vor_upload_stream_free(s);
