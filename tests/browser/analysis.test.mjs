@@ -18,16 +18,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { browserUnavailableReason, launchBrowser, collectPageErrors, nextFrames, screenshot, startVorServe, waitForPage } from './harness.mjs';
+import { failWithoutBrowser, launchBrowser, collectPageErrors, nextFrames, screenshot, startVorServe, waitForPage } from './harness.mjs';
 
 const [vorBin, makeCapture, siteDir] = process.argv.slice(2);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const shotDir = process.env.VOR_SCREENSHOT_DIR || path.resolve(here, '../../build/screenshots');
-const missing = await browserUnavailableReason();
-if (missing) {
-  console.error(`# FAIL browser_analysis: ${missing} (run scripts/setup.sh)`);
-  process.exit(1);
-}
+await failWithoutBrowser('browser_analysis');
 fs.mkdirSync(shotDir, { recursive: true });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vor-analysis-'));
 const N = 400;

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  browserUnavailableReason, serveDirectory, launchBrowser, collectPageErrors, canvasRegionStats,
+  failWithoutBrowser, serveDirectory, launchBrowser, collectPageErrors, canvasRegionStats,
   hexToRgb, nextFrames, screenshot,
 } from './harness.mjs';
 
@@ -27,11 +27,7 @@ const shotDir = process.env.VOR_SCREENSHOT_DIR || path.join(repo, 'build', 'scre
 
 // scripts/setup.sh installs Chromium and playwright-core; without them this test fails
 // (saying why) rather than passing without having run.
-const missing = await browserUnavailableReason();
-if (missing) {
-  console.error(`# FAIL browser_panel: ${missing} (run scripts/setup.sh)`);
-  process.exit(1);
-}
+await failWithoutBrowser('browser_panel');
 
 // theme colours the checks look for (web/colors.js THEME)
 const { THEME } = await import(path.join(webDir, 'colors.js'));

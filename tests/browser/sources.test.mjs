@@ -16,18 +16,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  browserUnavailableReason, serveDirectory, launchBrowser, collectPageErrors, canvasRegionStats, nextFrames, screenshot,
+  failWithoutBrowser, serveDirectory, launchBrowser, collectPageErrors, canvasRegionStats, nextFrames, screenshot,
   hexToRgb,
 } from './harness.mjs';
 
 const [vorBin, trainingLoop, siteDir] = process.argv.slice(2);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const shotDir = process.env.VOR_SCREENSHOT_DIR || path.resolve(here, '../../build/screenshots');
-const missing = await browserUnavailableReason();
-if (missing) {
-  console.error(`# FAIL browser_sources: ${missing} (run scripts/setup.sh)`);
-  process.exit(1);
-}
+await failWithoutBrowser('browser_sources');
 fs.mkdirSync(shotDir, { recursive: true });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vor-sources-'));
 const CANVAS = 'canvas.vor-canvas';

@@ -19,16 +19,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { browserUnavailableReason, serveDirectory, launchBrowser, collectPageErrors, nextFrames, screenshot, startVorServe, waitForPage } from './harness.mjs';
+import { failWithoutBrowser, serveDirectory, launchBrowser, collectPageErrors, nextFrames, screenshot, startVorServe, waitForPage } from './harness.mjs';
 
 const [vorBin, makeCapture, siteDir] = process.argv.slice(2);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const shotDir = process.env.VOR_SCREENSHOT_DIR || path.resolve(here, '../../build/screenshots');
-const missing = await browserUnavailableReason();
-if (missing) {
-  console.error(`# FAIL browser_whole_capture: ${missing} (run scripts/setup.sh)`);
-  process.exit(1);
-}
+await failWithoutBrowser('browser_whole_capture');
 fs.mkdirSync(shotDir, { recursive: true });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vor-whole-'));
 const N = 200000, SPIKE = 123457;
