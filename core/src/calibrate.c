@@ -41,7 +41,7 @@
 VOR_API void __cyg_profile_func_exit(void *fn, void *call_site); /* instrument_functions.c */
 
 /* Per kind and round, 7 batches of 500 scopes (touched, then timed) and 500 plain rounds,
- * each after ~25 ns of work: about 5 ms natively for everything, more in a browser (each
+ * each after ~25 ns of work: 4.5-6 ms natively for everything, 8-17 ms in wasm under node (each
  * clock read is a JS call there), paid once per process at the first vor_enable(). */
 #define BATCH_SCOPES 500
 #define BATCHES 7
