@@ -210,6 +210,9 @@ reader_record_status vor_reader_locate_record(vor_reader *r, uint64_t *at, const
             int f = find_intact(r, pos + 1, &found);
             if (f < 0) return RECORD_ERROR;
             if (f == 0) return RECORD_WAIT;
+            /* The scan reads on from the file: a growing one may have completed this record
+             * meanwhile (what follows it is then the intact record found), which is no damage. */
+            if (vor_reader_input(r, pos, VOR_RECORD_HEAD_BYTES + (size_t)n) != NULL) continue;
             damaged_tail(r, pos, found, n);
             continue;
         }
